@@ -1,0 +1,42 @@
+"""bpeviz: watch a byte-pair-encoding tokenizer learn, step by step.
+
+    import bpeviz
+    tok = bpeviz.train(corpus, vocab_size=64, level="chars", pretokenizer="gpt2")
+    tok.merges[0], tok.trace("o gato subiu no"), tok.encode("o gato")
+    bpeviz.reference("cl100k_base").encode("hello world")
+
+Heavy imports (tiktoken) wait until `reference` is called.
+"""
+
+from __future__ import annotations
+
+from .pretokenize import PRETOKENIZERS, PatternError, Piece, split_pieces, split_text
+from .tokenizer import ENDOFTEXT, LEVELS, Merge, Settings, Tokenizer, TraceStep, load, train
+from .train import TIE_BREAK_RULES, TIE_BREAKS
+
+__all__ = [
+    "ENDOFTEXT",
+    "LEVELS",
+    "PRETOKENIZERS",
+    "TIE_BREAKS",
+    "TIE_BREAK_RULES",
+    "Merge",
+    "PatternError",
+    "Piece",
+    "Settings",
+    "Tokenizer",
+    "TraceStep",
+    "load",
+    "reference",
+    "split_pieces",
+    "split_text",
+    "train",
+]
+__version__ = "0.1.0"
+
+
+def reference(name: str):  # -> tiktoken.Encoding
+    """A real OpenAI encoding ("gpt2", "cl100k_base", "o200k_base") built offline from shipped data."""
+    from .reference_encodings import reference as _reference
+
+    return _reference(name)

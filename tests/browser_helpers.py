@@ -1,0 +1,32 @@
+"""Helpers for driving the Streamlit app in Chromium."""
+
+from __future__ import annotations
+
+import time
+
+
+def wait_idle(pg, timeout: float = 30.0) -> None:
+    """Wait until Streamlit has finished the current run (no 'running' status widget)."""
+    pg.wait_for_timeout(300)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pg.locator('[data-testid="stStatusWidget"]').count() == 0:
+            pg.wait_for_timeout(200)
+            if pg.locator('[data-testid="stStatusWidget"]').count() == 0:
+                return
+        pg.wait_for_timeout(150)
+    raise AssertionError("the app kept running for too long")
+
+
+def open_app(pg, url: str, path: str = "") -> None:
+    pg.goto(url + path)
+    pg.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=60_000)
+    pg.wait_for_selector("h1", timeout=60_000)
+    wait_idle(pg)
+
+
+def assert_no_errors(pg) -> None:
+    body = pg.inner_text("body")
+    assert pg.locator('[data-testid="stException"]').count() == 0, body[:2000]
+    assert pg.locator('[data-testid="stAlertContentError"]').count() == 0, body[:2000]
+    assert "Traceback" not in body

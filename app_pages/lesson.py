@@ -12,7 +12,7 @@ import json
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -46,7 +46,7 @@ DEFAULTS: dict[str, object] = {
     "tie_break": "first",
     "step": 0,
     "sentence": "o gato subiu no",
-    "trace_step": 0,
+    "trace_step": 10**6,  # a new sentence shows its whole trace; First steps back
     "speed": 1.0,
     "classroom": False,
     "lang": "en",
@@ -477,20 +477,12 @@ def advance_if_playing(key: str, n_steps: int) -> None:
             ss[key] = int(ss.get(key, 0)) + 1
 
 
-def chips(tokens: Sequence[tuple[int, str | bytes]], *, tok: bpeviz.Tokenizer | None = None, show_ids: bool = False,
-          highlight: int | None = None) -> None:
-    """Draw (id, token) pairs as coloured chips; byte-fallback and cut-character tokens flagged."""
-    items = [
-        render.Chip(render.show(token), token_id, partial=render.is_partial(token),
-                    fallback=bool(tok is not None and tok.is_byte_fallback(token_id)), highlight=token_id == highlight)
-        for token_id, token in tokens
-    ]
-    st.markdown(render.chips_html(items, show_ids=show_ids), unsafe_allow_html=True)
-
-
 CLASSROOM_CSS = """
 <style>
-.stApp, .stApp p, .stApp li, .stApp label, .stApp td, .stApp th, .stApp [data-testid="stMarkdownContainer"] { font-size: 1.45rem !important; }
+.stApp p, .stApp li, .stApp label, .stApp td, .stApp th { font-size: 1.45rem !important; }
+.stApp .stButton p, .stApp .stDownloadButton p { font-size: 1.15rem !important; }
+.stApp [data-testid="stMetricValue"], .stApp [data-testid="stMetricValue"] * { font-size: 3.2rem !important; font-weight: 700 !important; }
+.stApp [data-testid="stMetricLabel"] p { font-size: 1.3rem !important; }
 .stApp { color: #000 !important; }
 .stApp h1 { font-size: 2.6rem !important; } .stApp h2 { font-size: 2.1rem !important; } .stApp h3 { font-size: 1.8rem !important; }
 .bpe-chips { font-size: 1.7rem !important; }

@@ -9,7 +9,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app_pages import lesson
+from app_pages import lesson, views
 from app_pages.i18n import t
 from bpeviz import TIE_BREAK_RULES, render, steps
 from bpeviz.tokenizer import Tokenizer, documents_of
@@ -50,7 +50,7 @@ def merge_table(tok: Tokenizer, step: int) -> None:
 
 
 def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, reveal: bool) -> None:
-    lg = lesson.lang()
+    big = bool(st.session_state.get("classroom"))
     if not pairs:
         st.info("No pair is left: every word is a single token.")
         return
@@ -68,13 +68,13 @@ def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, revea
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=alt.X("count:Q", title="occurrences"),
-            y=alt.Y("pair:N", sort=alt.SortField("order"), title=None, axis=alt.Axis(labelFontSize=14, labelLimit=300, labelOverlap=False)),
+            x=alt.X("count:Q", title="occurrences", axis=alt.Axis(labelFontSize=18 if big else 11, titleFontSize=18 if big else 12)),
+            y=alt.Y("pair:N", sort=alt.SortField("order"), title=None, axis=alt.Axis(labelFontSize=22 if big else 14, labelLimit=300, labelOverlap=False)),
             color=alt.Color("status:N", scale=alt.Scale(domain=["next merge", "tied", "other"], range=["#d62728", "#ff9f1c", "#7f9cc9"]),
                             legend=alt.Legend(orient="bottom", title=None)),
             tooltip=["pair", "count"],
         )
-        .properties(height=alt.Step(26))
+        .properties(height=alt.Step(34 if big else 26))
     )
     st.altair_chart(chart, width="stretch")
     if reveal and len(tied) > 1:
@@ -85,7 +85,6 @@ def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, revea
         )
     if step < len(tok.merges) and tok.merges[step].count and (tok.merges[step].left_id, tok.merges[step].right_id) != (top.left_id, top.right_id):
         st.caption("These are counts on this corpus; the merge table replays merges learned elsewhere.")
-    del lg
 
 
 def quiz(pairs: list[steps.PairCount], step: int) -> bool:
@@ -102,7 +101,7 @@ def quiz(pairs: list[steps.PairCount], step: int) -> bool:
     if revealed:
         answer = f"{render.show(pairs[0].left)} + {render.show(pairs[0].right)}"
         guess = st.session_state.get(f"quiz_guess_{step}")
-        verdict = "✅ Right!" if guess == answer else f"❌ You said `{guess}`." if guess else ""
+        verdict = "✓ Right!" if guess == answer else f"✗ You said `{guess}`." if guess else ""
         st.success(f"The next merge is `{answer}` ({pairs[0].count} times). {verdict}")
     else:
         st.info("The next merge is hidden. Which pair occurs most often? Pick one, then reveal.")
@@ -114,7 +113,7 @@ def corpus_view(tok: Tokenizer, choice: lesson.CorpusChoice, step: int, highligh
     corpus = choice.documents()
     docs = steps.corpus_window(corpus if not isinstance(corpus, bytes) else corpus.decode("utf-8", "surrogateescape"))
     for doc in docs:
-        lesson.chips([(i, at_step.token_of(i)) for i in at_step.encode_ordinary(doc)], tok=at_step, highlight=highlight)
+        views.chips([(i, at_step.token_of(i)) for i in at_step.encode_ordinary(doc)], tok=at_step, highlight=highlight)
     shown = sum(len(d) for d in docs)
     total = sum(len(d) for d in documents_of(corpus if not isinstance(corpus, bytes) else corpus.decode("utf-8", "surrogateescape")))
     if shown < total:
@@ -149,7 +148,8 @@ def view(tok: Tokenizer, choice: lesson.CorpusChoice, playing_at_start: bool) ->
         pairs = pairs_at(lesson.corpus_digest(choice), int(ss.vocab_size), str(ss.level), lesson.current_pretokenizer(),
                          str(ss.tie_break), step, choice)
         reveal = quiz(pairs, step) if quiz_on and step < n else True
-        pair_chart(pairs, tok, step, reveal=reveal)
+        if reveal:  # counts would give the answer away
+            pair_chart(pairs, tok, step, reveal=reveal)
 
     st.subheader(t("corpus_now", lg))
     highlight = None
@@ -158,6 +158,7 @@ def view(tok: Tokenizer, choice: lesson.CorpusChoice, playing_at_start: bool) ->
                             format_func=lambda r: f"#{r}: {merge_cell(tok.merges[r - 1])}")
         highlight = tok.merges[rank - 1].id
     corpus_view(tok, choice, step, highlight)
+    lesson.sync_url()  # a fragment rerun skips the end of app.py
 
 
 lg = lesson.lang()

@@ -30,3 +30,23 @@ def assert_no_errors(pg) -> None:
     assert pg.locator('[data-testid="stException"]').count() == 0, body[:2000]
     assert pg.locator('[data-testid="stAlertContentError"]').count() == 0, body[:2000]
     assert "Traceback" not in body
+
+
+def set_textarea(pg, label: str, text: str) -> None:
+    box = pg.get_by_label(label, exact=True)
+    box.fill(text)
+    box.press("Control+Enter")
+    wait_idle(pg)
+
+
+def set_text_input(pg, label: str, text: str, nth: int = 0) -> None:
+    box = pg.get_by_label(label, exact=True).nth(nth)
+    box.fill(text)
+    box.press("Enter")
+    wait_idle(pg)
+
+
+def chart_marks(pg, index: int = 0) -> int:
+    """How many data marks (lines, points, bars, labels; not axes) the index-th Vega-Lite chart drew."""
+    pg.wait_for_selector(".vega-embed svg .role-mark", timeout=30_000)
+    return pg.evaluate("(i) => document.querySelectorAll('.vega-embed')[i].querySelectorAll('svg .role-mark > *').length", index)

@@ -1,0 +1,180 @@
+"""Every page through streamlit.testing.v1.AppTest: runs clean, and an interaction changes what it shows."""
+
+from unittest import mock
+
+import pytest
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+from bpeviz import tokenizer as tokenizer_module
+
+PAGES = ["app_pages/train.py", "app_pages/encode.py", "app_pages/charts.py", "app_pages/quirks.py", "app_pages/files.py"]
+XSS = "<img src=x onerror=alert(1)>"
+
+
+def new_app(**state) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at
+
+
+def html_blocks(at, marker: str) -> list[str]:
+    return [m.value for m in at.markdown if marker in m.value]
+
+
+def assert_clean(at) -> None:
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs(page):
+    at = new_app()
+    at.switch_page(page).run()
+    assert_clean(at)
+    assert at.title
+
+
+def test_train_page_next_adds_first_merge_row():
+    at = new_app().run()
+    assert_clean(at)
+    assert not html_blocks(at, "merge-table")
+    at.button(key="step_next").click().run()
+    (table,) = html_blocks(at, "merge-table")
+    assert "<td>␣ + n → ␣n</td><td>7</td>" in table
+    assert at.metric[0].value == "1 / 41"
+
+
+def test_stepping_never_retrains():
+    calls = []
+    real = tokenizer_module.train_ids
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    with mock.patch.object(tokenizer_module, "train_ids", counting):
+        at = new_app(vocab_size=63).run()  # a setting no other test uses, so the run is not cached yet
+        assert len(calls) == 1
+        for value in (5, 17, 40, 3):
+            at.slider(key="step").set_value(value).run()
+        at.button(key="step_next").click().run()
+        at.button(key="step_last").click().run()
+        assert_clean(at)
+        assert at.metric[0].value == "40 / 40"
+        assert len(calls) == 1
+        at.number_input(key="vocab_size").set_value(50).run()  # a setting change does retrain
+        assert len(calls) == 2
+
+
+def test_encode_page_trace_and_tokenizers():
+    at = new_app()
+    at.switch_page("app_pages/encode.py").run()
+    (trace,) = html_blocks(at, "trace-table")
+    assert "<td>o ␣ g a t o ␣ s u b i u ␣ n o</td><td>15</td>" in trace
+    assert trace.rstrip().endswith("<td>o ␣gato ␣sub iu ␣no</td><td>5</td></tr></tbody></table></div>")
+    at.button(key="suggest_a word never seen").click().run()
+    assert at.text_area(key="sentence").value == "pássaro"
+    (trace,) = html_blocks(at, "trace-table")
+    assert "p á s s a r o" in trace
+    labels = [m.value for m in at.markdown if "tokens" in m.value and "**" in m.value]
+    assert any("GPT-2" in v for v in labels) and any("o200k_base" in v for v in labels)
+
+
+def test_encode_page_messages_for_bad_sentences():
+    at = new_app(sentence="")
+    at.switch_page("app_pages/encode.py").run()
+    assert any("Type a sentence" in i.value for i in at.info)
+    at.text_area(key="sentence").set_value("x" * 100_001).run()
+    assert any("at most 100,000" in e.value for e in at.error)
+    assert at.text_area(key="sentence").value == "x" * 100_001  # the text is kept
+    at.text_area(key="sentence").set_value("fim<|endoftext|>novo").run()
+    assert not at.exception and any("<|endoftext|>" in i.value for i in at.info)
+
+
+def test_charts_page_changes_with_corpus():
+    at = new_app()
+    at.switch_page("app_pages/charts.py").run()
+    assert_clean(at)
+    first = at.dataframe[0].value.copy()
+    at.selectbox(key="chart_corpus").set_value("udhr-pt").run()
+    assert_clean(at)
+    assert not at.dataframe[0].value.equals(first)
+
+
+def test_quirks_page_edit_changes_counts():
+    at = new_app()
+    at.switch_page("app_pages/quirks.py").run()
+    numbers = at.dataframe[0].value
+    assert numbers.loc[numbers.number == "12345", "cl100k_base (GPT-4)"].item() == "123|45"
+    at.text_input(key="q_numbers").set_value("999999").run()
+    numbers = at.dataframe[0].value
+    assert list(numbers.number) == ["999999"]
+
+
+def test_files_page_exports_and_refuses_clearly():
+    at = new_app()
+    at.switch_page("app_pages/files.py").run()
+    assert_clean(at)
+    assert any("level 'chars'" in c.value for c in at.caption)  # tiktoken/hf not possible at chars level
+    at.session_state["level"] = "bytes"
+    at.session_state["vocab_size"] = 300
+    at.run()
+    assert not any("level 'chars'" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("where", ["pasted", "sentence"])
+def test_user_text_is_escaped(where):
+    state = {"source": "paste", "pasted": f"o gato {XSS} no telhado", "vocab_size": 60} if where == "pasted" else {"sentence": XSS}
+    at = new_app(**state)
+    if where == "sentence":
+        at.switch_page("app_pages/encode.py")
+    at.run()
+    if where == "pasted":
+        at.button(key="step_last").click().run()
+    assert_clean(at)
+    html_out = " ".join(m.value for m in at.markdown)
+    assert "<img" not in html_out  # our own HTML never has an img tag: any here came from the user
+    assert "&lt;" in html_out  # the text is there, escaped
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        ({"vocab_size": 5}, "choose at least 23"),
+        ({"source": "paste", "pasted": "   "}, "Paste or type"),
+        ({"pretokenizer": "custom", "custom_pattern": "(unclosed"}, "does not compile"),
+    ],
+)
+def test_bad_settings_show_a_message_and_keep_state(state, message):
+    at = new_app(**state).run()
+    assert not at.exception
+    shown = [e.value for e in at.error] + [i.value for i in at.info]
+    assert any(message in m for m in shown), shown
+    for key, value in state.items():
+        assert at.session_state[key] == value
+
+
+def test_lesson_from_url_lands_on_step():
+    at = new_app()
+    at.query_params["step"] = "12"
+    at.query_params["s"] = "o cão dormiu"
+    at.run()
+    assert at.metric[0].value == "12 / 41"
+    assert at.session_state["sentence"] == "o cão dormiu"
+
+
+def test_bad_url_values_are_ignored_with_a_warning():
+    at = new_app()
+    at.query_params["level"] = "words"
+    at.query_params["step"] = "-4"
+    at.run()
+    assert not at.exception
+    assert at.warning and at.session_state["level"] == "chars"
+
+
+def test_language_switch_relabels():
+    at = new_app().run()
+    at.radio(key="lang").set_value("pt").run()
+    assert at.title[0].value.startswith("Treino")

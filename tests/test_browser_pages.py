@@ -1,0 +1,136 @@
+"""Encode, charts, quirks, classroom mode, lesson links, quiz, hostile text and isolation, in Chromium."""
+
+from browser_helpers import assert_no_errors, chart_marks, open_app, set_text_input, set_textarea, wait_idle
+from conftest import shot
+
+HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "javascript:alert(3)"]
+
+
+def test_encode_trace_and_four_tokenizers(app_url, page):
+    open_app(page, app_url, "/encode")
+    set_textarea(page, "Sentence to encode", "o gato subiu no muro")
+    rows = page.locator("#trace-table tbody tr")
+    assert rows.first.inner_text().split("\t")[-1].strip() == "20"
+    assert "o ␣gato ␣sub iu ␣no ␣muro" in rows.last.inner_text()
+    body = page.inner_text("body")
+    for label in ("trained here ·", "GPT-2 ·", "cl100k_base (GPT-4) ·", "o200k_base (GPT-4o) ·"):
+        assert label in body
+    assert page.locator(".bpe-chip").count() > 20
+    assert_no_errors(page)
+    shot(page, "encode")
+
+
+def test_keyboard_steps_the_trace(app_url, page):
+    open_app(page, app_url, "/encode")
+    page.get_by_role("button", name="First").click()
+    wait_idle(page)
+    assert page.locator("#trace-table tbody tr").count() == 1
+    page.locator("h1").click()  # focus on the page, not in a text box
+    page.keyboard.press("n")
+    page.wait_for_function("document.querySelectorAll('#trace-table tbody tr').length === 2")
+
+
+def test_charts_render_with_marks(app_url, page):
+    open_app(page, app_url, "/charts")
+    page.wait_for_function("document.querySelectorAll('.vega-embed').length >= 2", timeout=60_000)
+    wait_idle(page, 60)
+    page.wait_for_timeout(1500)
+    assert chart_marks(page, 0) >= 2 + 5 + 3  # two curves, held-out points, three real tokenizers
+    assert chart_marks(page, 1) >= 26 * 5  # 26 languages x 5 tokenizers
+    assert_no_errors(page)
+    shot(page, "charts-vocab")
+    page.locator(".vega-embed").nth(1).scroll_into_view_if_needed()
+    shot(page, "charts-languages")
+
+
+def test_quirk_numbers_match_the_real_encodings(app_url, page):
+    open_app(page, app_url, "/quirks")
+    set_text_input(page, "Text", "12345")
+    body = page.inner_text("body")
+    assert "cl100k_base (GPT-4) · 2 tokens" in body and "o200k_base (GPT-4o) · 2 tokens" in body and "GPT-2 · 2 tokens" in body
+    labels = page.evaluate("""() => [...document.querySelectorAll('.bpe-chips')].map(
+        row => [...row.querySelectorAll('.bpe-chip')].map(chip => chip.firstChild.textContent))""")
+    assert labels[2] == ["123", "45"]  # rows: trained here, GPT-2, cl100k_base, o200k_base
+    assert_no_errors(page)
+    shot(page, "quirks")
+
+
+def test_classroom_mode_enlarges_text(app_url, page):
+    open_app(page, app_url)
+    size = "parseFloat(getComputedStyle(document.querySelector('[data-testid=\"stCaptionContainer\"] p') || document.querySelector('p')).fontSize)"
+    before = page.evaluate(size)
+    page.get_by_text("Classroom mode (big, high contrast)").click()
+    wait_idle(page)
+    page.wait_for_timeout(500)
+    after = page.evaluate(size)
+    assert after > before * 1.3, (before, after)
+    shot(page, "classroom")
+
+
+def test_lesson_link_lands_on_the_step_in_a_new_browser(app_url, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    open_app(pg, app_url, "/?step=7&s=o+c%C3%A3o")
+    pg.wait_for_selector("#merge-table tbody tr")
+    wait_idle(pg)
+    assert pg.locator("#merge-table tbody tr").count() == 7
+    pg.get_by_text("7 / 41").wait_for()
+    pg.get_by_role("button", name="Next ▶").click()
+    pg.wait_for_function("document.querySelectorAll('#merge-table tbody tr').length === 8")
+    pg.wait_for_function("location.search.includes('step=8')")
+    context.close()
+
+
+def test_quiz_hides_then_reveals(app_url, page):
+    open_app(page, app_url)
+    page.get_by_text("Guess the next merge").click()
+    wait_idle(page)
+    assert "The next merge is hidden" in page.inner_text("body")
+    assert page.locator(".vega-embed").count() == 0  # no counts before the reveal
+    page.get_by_role("radiogroup", name="Your guess").get_by_text("␣ + n", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Reveal").click()
+    wait_idle(page)
+    body = page.inner_text("body")
+    assert "The next merge is ␣ + n (7 times)" in body and "Right!" in body
+    assert page.locator(".vega-embed").count() == 1
+    shot(page, "quiz")
+
+
+def test_hostile_text_is_shown_not_run(app_url, page):
+    open_app(page, app_url, "/encode")
+    for text in HOSTILE:
+        set_textarea(page, "Sentence to encode", text)
+        assert page.locator("script:text('alert')").count() == 0
+        assert page.locator("img[src=x]").count() == 0
+    page.get_by_text("Paste text").click()
+    wait_idle(page)
+    set_textarea(page, "Text to train on", " ".join(HOSTILE) + " o gato")
+    page.get_by_role("link", name="Train").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Last ⏭").click()
+    wait_idle(page)
+    assert page.locator("img[src=x]").count() == 0
+    assert "script" in page.inner_text("body")
+    page.wait_for_timeout(500)
+    assert page.dialogs == []
+    assert_no_errors(page)
+
+
+def test_two_visitors_never_see_each_other(app_url, browser):
+    a = browser.new_context().new_page()
+    b = browser.new_context().new_page()
+    open_app(a, app_url)
+    a.get_by_text("Paste text").click()
+    wait_idle(a)
+    set_textarea(a, "Text to train on", "alfabeta alfabeta zeta zeta zeta")
+    open_app(b, app_url)
+    b.get_by_role("button", name="Last ⏭").click()
+    wait_idle(b)
+    a.get_by_role("button", name="Last ⏭").click()
+    wait_idle(a)
+    text_a, text_b = a.inner_text("body"), b.inner_text("body")
+    assert "alfabeta" in text_a.replace("␣", "") and "gato" not in text_a
+    assert "alfabeta" not in text_b.replace("␣", "") and "zeta" not in text_b and "41 / 41" in text_b
+    a.context.close()
+    b.context.close()

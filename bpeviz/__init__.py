@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .pretokenize import PRETOKENIZERS, PatternError, Piece, split_pieces, split_text
 from .tokenizer import ENDOFTEXT, LEVELS, Merge, Settings, Tokenizer, TraceStep, load, train
-from .train import TIE_BREAK_RULES, TIE_BREAKS
+from .trainer import TIE_BREAK_RULES, TIE_BREAKS
 
 __all__ = [
     "ENDOFTEXT",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import pretokenize, render
 from .tokenizer import LEVELS, Merge, Tokenizer, load, train
-from .train import TIE_BREAKS
+from .trainer import TIE_BREAKS
 
 
 class UsageError(Exception):
@@ -27,7 +27,7 @@ def _fmt_token(token: str | bytes) -> str:
 def merge_line(m: Merge) -> str:
     """Example: "merge   1: b'e' + b' '   -> b'e '     (occurred 4433 times)" """
     pair = f"{_fmt_token(m.left)} + {_fmt_token(m.right)}"
-    return f"merge {m.rank:3d}: {pair:<14} -> {_fmt_token(m.token):<9} (occurred {m.count} times)"
+    return f"merge {m.rank:3d}: {pair:<14}-> {_fmt_token(m.token):<10}(occurred {m.count} times)"
 
 
 def merge_json(m: Merge) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import pretokenize, render
 from .tokenizer import Settings, Tokenizer, build
-from .train import RawMerge
+from .trainer import RawMerge
 
 FORMATS = ("json", "csv", "tiktoken", "hf", "vocab")
 EXTENSIONS = {"json": ".json", "csv": ".csv", "tiktoken": ".tiktoken", "hf": ".tokenizer.json", "vocab": ".vocab"}

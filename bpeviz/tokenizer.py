@@ -14,10 +14,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from . import pretokenize
-from .train import TIE_BREAKS, RawMerge, train_ids
+from .trainer import TIE_BREAKS, RawMerge, train_ids
 
 LEVELS = ("chars", "bytes")
 ENDOFTEXT = "<|endoftext|>"
@@ -132,7 +133,9 @@ class Tokenizer:
         self.special_tokens: dict[str, int] = {s: next_id + k for k, s in enumerate(special_tokens)}
         self.byte_fallback_start = next_id + len(self.special_tokens)  # chars level only
         self._char_ids = {ch: i for i, ch in enumerate(self.alphabet or ())}
-        self._word_cache: dict[str, tuple[int, ...]] = {}
+        self._word_cache = _WordCache(self._encode_piece)  # pre-token -> ids
+        self._chunk_cache = _WordCache(self._encode_chunk)  # text between safe cuts -> ids
+        self._chunkable = settings.pretokenizer in pretokenize.CHUNKABLE
 
     # -- what it is -------------------------------------------------------------------
 
@@ -267,21 +270,18 @@ class Tokenizer:
         return out
 
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
-        cached = self._word_cache.get(piece)
-        if cached is None:
-            cached = tuple(self._merge_word(self.base_ids(piece)))
-            if len(self._word_cache) < 200_000 and len(piece) <= 256:
-                self._word_cache[piece] = cached
-        return cached
+        return tuple(self._merge_word(self.base_ids(piece)))
+
+    def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
+        pieces = pretokenize.split_text(chunk, self.settings.pretokenizer)
+        return tuple(chain.from_iterable(map(self._word_cache.__getitem__, pieces)))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token strings as plain text."""
         self._check_text(text)
-        ids: list[int] = []
-        encode_piece = self._encode_piece
-        for piece in pretokenize.split_text(text, self.settings.pretokenizer):
-            ids.extend(encode_piece(piece))
-        return ids
+        if self._chunkable:  # most chunks (" word,") repeat: their lookups and the flattening run in C
+            return list(chain.from_iterable(map(self._chunk_cache.__getitem__, pretokenize.chunks(text))))
+        return list(self._encode_chunk(text))
 
     def encode(self, text: str, *, allowed_special: Collection[str] | str = ()) -> list[int]:
         """Encode text to ids. Special-token strings are refused unless allowed (as in tiktoken).
@@ -419,6 +419,23 @@ class Tokenizer:
             return tok
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"The bpeviz tokenizer file is damaged: {exc!r} is missing or malformed.") from exc
+
+
+class _WordCache(dict):
+    """piece -> ids of an encoding; a missing piece is encoded, and kept while the cache is small."""
+
+    MAX_ENTRIES = 200_000
+    MAX_PIECE = 256  # long pieces (no split) are rarely seen twice
+
+    def __init__(self, encode: Callable[[str], tuple[int, ...]]) -> None:
+        super().__init__()
+        self._encode = encode
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        ids = self._encode(piece)
+        if len(self) < self.MAX_ENTRIES and len(piece) <= self.MAX_PIECE:
+            self[piece] = ids
+        return ids
 
 
 def _replace_ties(m: Merge, ties: tuple) -> Merge:

@@ -1,6 +1,6 @@
 """The slow, obvious BPE trainer: recount every pair after every merge (minbpe's way).
 
-The oracle the fast trainer in bpeviz/train.py must match merge for merge.
+The oracle the fast trainer in bpeviz/trainer.py must match merge for merge.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from naive import merge, naive_train
 import bpeviz
 from bpeviz import corpora
 from bpeviz.tokenizer import prepare
-from bpeviz.train import train_ids
+from bpeviz.trainer import train_ids
 
 PRETOKENIZERS = list(bpeviz.PRETOKENIZERS) + [r"\w+|\s+"]
 
@@ -237,6 +237,14 @@ def test_pieces_cover_the_text_with_offsets(text, name):
     assert "".join(p.text for p in pieces) == text
     assert all(text[p.start : p.end] == p.text and p.text for p in pieces)
     assert bpeviz.split_text(text, name) == [p.text for p in pieces]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list(" \t\n\r\x0b\x1c\x85\u00a0\u2028\u3000ab'S9.,é日\u0301(")), max_size=40)
+       | st.text(max_size=40), name=st.sampled_from(sorted(bpeviz.pretokenize.CHUNKABLE)))
+def test_chunks_never_cut_a_pre_token(text, name):
+    pieces = [p for chunk in bpeviz.pretokenize.chunks(text) for p in bpeviz.split_text(chunk, name)]
+    assert pieces == bpeviz.split_text(text, name)
 
 
 def test_presets_split_as_documented():

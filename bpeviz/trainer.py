@@ -80,19 +80,19 @@ class _Trainer:
         self.tokens, self.weight, self.nxt, self.prv = tokens, weight, nxt, prv
         self.first_rule = first_rule
         self.total = sum(weight)
-        counts: dict[Pair, int] = {}  # pair -> weighted number of occurrences
         where: dict[Pair, list[int]] = {}  # pair -> positions of its left token, ascending
-        for i, j in enumerate(nxt):
-            if j >= 0:
-                pair = (tokens[i], tokens[j])
-                counts[pair] = counts.get(pair, 0) + weight[i]
-                if pair in where:
-                    where[pair].append(i)
-                else:
-                    where[pair] = [i]
-        self.counts, self.where = counts, where
+        add_position = where.setdefault
+        for i, left, right, j in zip(range(len(tokens)), tokens, tokens[1:], nxt):
+            if j >= 0:  # the last token of a sequence has no right neighbour
+                add_position((left, right), []).append(i)
+        self.uniform = all(w == 1 for w in weight)
+        if self.uniform:
+            counts = {pair: len(positions) for pair, positions in where.items()}
+        else:
+            counts = {pair: sum(map(weight.__getitem__, positions)) for pair, positions in where.items()}
+        self.counts, self.where = counts, where  # counts: pair -> weighted number of occurrences
         self.skip: dict[Pair, int] = {}  # pair -> how many leading entries of where[pair] are dead
-        self.heap = [(-c, self._key(pair), pair) for pair, c in counts.items()]
+        self.heap = [(-c, where[pair][0] if first_rule else pair, pair) for pair, c in counts.items()]
         heapq.heapify(self.heap)
 
     def _first_position(self, pair: Pair) -> int:
@@ -143,7 +143,8 @@ class _Trainer:
             count, pair = best
             ties: list[Pair] = []
             held: list[tuple[int, Pair]] = []
-            while len(ties) < MAX_TIES_RECORDED:
+            # stored counts are upper bounds: once the top's is below `count`, nothing else ties
+            while len(ties) < MAX_TIES_RECORDED and heap and -heap[0][0] >= count:
                 other = self._pop_best()
                 if other is None:
                     break
@@ -161,54 +162,73 @@ class _Trainer:
         return merges
 
     def _merge(self, pair: Pair, token: int) -> None:
-        tokens, nxt, prv, weight = self.tokens, self.nxt, self.prv, self.weight
-        counts, where = self.counts, self.where
+        tokens, nxt, prv = self.tokens, self.nxt, self.prv
         left, right = pair
-        born: set[Pair] = set()
-
-        def add(p: Pair, i: int, w: int) -> None:
-            if p in counts:
-                counts[p] += w
-                where[p].append(i)
-            else:
-                counts[p] = w
-                where[p] = [i]
-                born.add(p)
-
-        def remove(p: Pair, w: int) -> None:
-            c = counts[p] - w
-            if c:
-                counts[p] = c
-            else:  # gone for good: a pair of old tokens never reappears
-                del counts[p], where[p]
-                self.skip.pop(p, None)
-
-        merged = 0
-        for i in where[pair]:
+        # Each occurrence turns (before, left) into (before, token) and (right, after) into
+        # (token, after). We note only where each neighbour was; the counts follow per neighbour.
+        before_at: dict[int, list[int]] = {}  # token before an occurrence -> its positions
+        after_at: dict[int, list[int]] = {}  # token after an occurrence -> the occurrence's positions
+        for i in self.where[pair]:
             if tokens[i] != left:
                 continue
             j = nxt[i]
             if j < 0 or tokens[j] != right:
                 continue  # an overlapping occurrence already merged (as in "aaa")
-            w = weight[i]
             p, k = prv[i], nxt[j]
             if p >= 0:
-                before = tokens[p]
-                remove((before, left), w)
-                add((before, token), p, w)
+                positions = before_at.get(tokens[p])
+                if positions is None:
+                    before_at[tokens[p]] = [p]
+                else:
+                    positions.append(p)
             if k >= 0:
-                after = tokens[k]
-                remove((right, after), w)
-                add((token, after), i, w)
+                positions = after_at.get(tokens[k])
+                if positions is None:
+                    after_at[tokens[k]] = [i]
+                else:
+                    positions.append(i)
             tokens[i] = token
             tokens[j] = -1
             nxt[i] = k
             if k >= 0:
                 prv[k] = i
-            merged += w
-        self.total -= merged
-        if pair in counts:
-            remove(pair, counts[pair])
-        for p in born:
-            if p in counts:
-                heapq.heappush(self.heap, (-counts[p], self._key(p), p))
+        weight, uniform = self.weight, self.uniform
+        counts, where, skip, heap, first_rule = self.counts, self.where, self.skip, self.heap, self.first_rule
+        overlapped = 0  # occurrences of the pair that an adjacent merge consumed (as in "aaa")
+
+        def lose(old: Pair, w: int) -> None:
+            nonlocal overlapped
+            if old == pair:
+                overlapped += w
+                return
+            c = counts[old] - w
+            if c:
+                counts[old] = c
+            else:  # gone for good: a pair of old tokens never reappears
+                del counts[old], where[old]
+                skip.pop(old, None)
+
+        born: dict[Pair, int] = {}  # pairs with the new token -> count; they did not exist before
+        for after, positions in after_at.items():
+            w = len(positions) if uniform else sum(map(weight.__getitem__, positions))
+            lose((right, after), w)
+            born[(token, after)] = w
+            where[(token, after)] = positions
+        for before, positions in before_at.items():
+            w = len(positions) if uniform else sum(map(weight.__getitem__, positions))
+            if before == token:  # the occurrence before was merged too: its (token, left) is gone again
+                born[(token, left)] -= w
+            else:
+                lose((before, left), w)
+            born[(before, token)] = w
+            where[(before, token)] = positions
+        self.total -= counts.pop(pair) - overlapped
+        del where[pair]  # every occurrence is merged or overlapped away
+        skip.pop(pair, None)
+        for new, c in born.items():
+            if c > 0:
+                counts[new] = c
+                # its first listed position may be overlapped away: too early is fine, fixed when it surfaces
+                heapq.heappush(heap, (-c, where[new][0] if first_rule else new, new))
+            else:
+                del where[new]

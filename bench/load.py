@@ -1,0 +1,134 @@
+"""Load: N browser sessions at once train their own text and step through it on one local server.
+
+    python bench/load.py [--sessions 10] [--url http://127.0.0.1:PORT]
+
+Without --url it starts `streamlit run app.py` on a free loopback port and stops it at the end.
+Each session pastes a different text, trains it, jumps to the last merge and checks that the merge
+table and corpus show its own text and nobody else's. Prints per-session times and whether the
+server stayed up. Traffic goes to 127.0.0.1 only; every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORDS = ["alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett", "kilo", "lima"]
+
+
+def session_text(k: int) -> tuple[str, str]:
+    """A text of its own for session k, and a word only it contains."""
+    own = f"{WORDS[k % len(WORDS)]}{k}x"
+    return " ".join([own] * 30 + ["o gato subiu no telhado"] * 10), own
+
+
+async def one_session(browser, url: str, k: int, n: int) -> dict:
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    text, own = session_text(k)
+    context = await browser.new_context(viewport={"width": 1300, "height": 900})
+    page = await context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: dialogs.append(d.message))
+    start = time.perf_counter()
+    try:
+        await page.goto(url, timeout=60_000)
+        await page.wait_for_selector("h1", timeout=60_000)
+        await page.get_by_text("Paste text").click()
+        box = page.get_by_label("Text to train on", exact=True)
+        await box.wait_for(timeout=60_000)
+        await box.fill(text)
+        await box.press("Control+Enter")
+        await page.wait_for_selector("text=pasted text", timeout=60_000)
+        await page.get_by_role("button", name="Last ⏭").click()
+        await page.wait_for_function(
+            "w => document.querySelector('#merge-table') && document.body.innerText.replaceAll('␣', ' ').includes(w)",
+            arg=own, timeout=60_000)
+        body = (await page.inner_text("body")).replace("␣", " ")
+        others = [session_text(j)[1] for j in range(n) if j != k]
+        leaked = [w for w in others if w in body]
+        ok = own in body and not leaked and not dialogs
+        return {"session": k, "seconds": time.perf_counter() - start, "ok": ok, "leaked": leaked}
+    except PlaywrightTimeout as exc:
+        return {"session": k, "seconds": time.perf_counter() - start, "ok": False, "leaked": [], "error": str(exc)[:200]}
+    finally:
+        await context.close()
+
+
+async def run(url: str, n: int) -> list[dict]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
+                                          args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                                "--disable-background-networking"])
+        results = await asyncio.gather(*(one_session(browser, url, k, n) for k in range(n)))
+        await browser.close()
+    return list(results)
+
+
+def healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=5) as response:
+            return response.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                             "--server.address", "127.0.0.1", "--server.port", str(port),
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while not healthy(url):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise SystemExit("the server did not start")
+        time.sleep(0.3)
+    return proc, url
+
+
+def load(n: int, url: str | None = None) -> tuple[list[dict], bool, float]:
+    """Run n sessions at once; returns (results, server still healthy, wall seconds)."""
+    proc = None
+    if url is None:
+        proc, url = start_server()
+    try:
+        start = time.perf_counter()
+        results = asyncio.run(run(url, n))
+        return results, healthy(url), time.perf_counter() - start
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=15)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument("--url")
+    args = parser.parse_args()
+    results, up, wall = load(args.sessions, args.url)
+    for r in results:
+        print(f"session {r['session']:2d}: {r['seconds']:6.1f} s  {'ok' if r['ok'] else 'FAILED ' + str(r.get('error', r['leaked']))}")
+    times = [r["seconds"] for r in results]
+    print(f"\n{sum(r['ok'] for r in results)}/{len(results)} sessions correct; wall {wall:.1f} s; "
+          f"median {statistics.median(times):.1f} s, max {max(times):.1f} s; server {'up' if up else 'DOWN'}")
+    sys.exit(0 if up and all(r["ok"] for r in results) else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""The bpeviz command: output formats, exports, and one clear line with exit 2 on bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bpeviz import cli, corpora
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bpeviz.cli", *args], capture_output=True, text=True, input=stdin)
+
+
+@pytest.fixture(scope="module")
+def toy_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "toy.txt"
+    path.write_text("\n".join(corpora.documents("toy_pt")) + "\n", encoding="utf-8")
+    return path
+
+
+def test_train_bytes_prints_minbpe_style_lines(tmp_path):
+    path = tmp_path / "alice.txt"
+    path.write_text(corpora.corpus_text("english"), encoding="utf-8")
+    out = run("train", str(path), "--vocab-size", "260", "--pretokenizer", "none")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 4
+    assert lines[0] == "merge   1: b'e' + b' '   -> b'e '     (occurred 4433 times)"
+
+
+def test_train_chars_lines_json_and_save(toy_file, tmp_path):
+    out = run("train", str(toy_file), "--vocab-size", "64", "--level", "chars", "--lines", "-o", str(tmp_path / "tok.json"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].startswith("merge   1: ␣ + n")
+    assert out.stdout.splitlines()[-1].startswith("merge  41: ␣su + b")
+    rows = [json.loads(line) for line in run("train", str(toy_file), "--vocab-size", "64", "--level", "chars", "--lines",
+                                              "--json").stdout.splitlines()]
+    assert rows[0] == {"rank": 1, "left": " ", "right": "n", "token": " n", "id": 23, "count": 7}
+    trace = run("encode", "--tokenizer", str(tmp_path / "tok.json"), "--trace", "o gato subiu no")
+    assert trace.returncode == 0
+    assert trace.stdout.splitlines()[0].endswith("(15 pieces)")
+    assert "o ␣gato ␣sub iu ␣no  (5 pieces)" in trace.stdout.splitlines()[-1]
+
+
+def test_encode_with_a_real_encoding():
+    out = run("encode", "--encoding", "cl100k_base", "hello world")
+    assert out.returncode == 0 and out.stdout.splitlines() == ["hello ␣world", "15339 1917"]
+
+
+def test_export_and_import_round_trip(toy_file, tmp_path):
+    assert run("train", str(toy_file), "--vocab-size", "300", "--lines", "-o", str(tmp_path / "b.json")).returncode == 0
+    for fmt in ("tiktoken", "hf", "csv", "vocab"):
+        out = run("export", str(tmp_path / "b.json"), "--format", fmt, "-o", str(tmp_path / f"out.{fmt}"))
+        assert out.returncode == 0, out.stderr
+    assert (tmp_path / "out.tiktoken.json").exists()
+    imported = run("import", str(tmp_path / "out.hf"), "--show", "3")
+    assert imported.returncode == 0 and len(imported.stdout.splitlines()) == 3
+    assert imported.stdout.splitlines()[0].startswith("merge   1: b' ' + b'n'")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["train", "missing.txt", "--vocab-size", "300"], "no such file"),
+        (["train", "{toy}", "--vocab-size", "10", "--level", "chars"], "choose at least"),
+        (["train", "{empty}", "--vocab-size", "300"], "empty"),
+        (["train", "{toy}", "--vocab-size", "300", "--pretokenizer", "(unclosed"], "does not compile"),
+        (["train", "{binary}", "--vocab-size", "40", "--level", "chars"], "not valid UTF-8"),
+        (["encode", "hello"], "--tokenizer"),
+        (["encode", "--tokenizer", "{toy}", "x"], "not a JSON file"),
+        (["export", "{toy}", "--format", "csv"], "not a JSON file"),
+        (["import", "{toy}"], "neither"),
+    ],
+)
+def test_bad_input_one_clear_line_exit_2(args, message, toy_file, tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "binary.bin").write_bytes(b"\xff\xfe\x00abc")
+    args = [a.format(toy=toy_file, empty=tmp_path / "empty.txt", binary=tmp_path / "binary.bin") for a in args]
+    out = run(*args)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bpeviz: error:") and message in lines[0], out.stderr
+
+
+def test_main_is_importable_and_returns_codes(toy_file, capsys):
+    assert cli.main(["encode", "--encoding", "gpt2", "hi"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "5303"

@@ -32,17 +32,12 @@ def _show_whole_trace() -> None:
     st.session_state.trace_step = 10**6  # clamped to the trace's length
 
 
-def _open_in_table(rank: int) -> None:
-    st.session_state.step = rank
-    st.session_state["_goto_train"] = True
-
-
 def trace_view(tok: Tokenizer, text: str, playing_at_start: bool) -> None:
     lg = lesson.lang()
     trace = tok.trace(text)
     n = len(trace) - 1
     lesson.advance_if_playing("trace_step", n)
-    step, playing = lesson.stepper("trace_step", n, label="Trace step")
+    step, playing = lesson.stepper("trace_step", n, label=t("trace_step", lg))
     if playing != playing_at_start:
         st.rerun()
     rows = []
@@ -50,25 +45,24 @@ def trace_view(tok: Tokenizer, text: str, playing_at_start: bool) -> None:
         merge = "start" if row.merge is None else f"#{row.rank}: {render.show(row.merge.left)} + {render.show(row.merge.right)}"
         pieces = " ".join(render.show(p) for p in row.pieces)
         rows.append((k, merge, pieces, len(row.pieces)))
-    table = render.table_html(["step", "merge (rank: left + right)", "pieces after it", "how many"], rows, highlight_row=len(rows) - 1)
+    table = render.table_html(t("trace_cols", lg).split("|"), rows, highlight_row=len(rows) - 1)
     st.markdown(f'<div class="bpe-scroll" id="trace-table">{table}</div>', unsafe_allow_html=True)
     fired = [r for r in trace[1 : step + 1] if r.rank is not None]
     if fired:
         c1, c2 = st.columns([3, 1])
-        rank = c1.selectbox("Open a merge of this trace in the merge table", [r.rank for r in fired], index=len(fired) - 1,
+        rank = c1.selectbox(t("open_merge", lg), [r.rank for r in fired], index=len(fired) - 1,
                             format_func=lambda r: f"#{r}: {render.show(tok.merges[r - 1].token)}", key=f"trace_open_{step}")
-        c2.button("Open in the merge table", on_click=_open_in_table, args=(rank,), key="trace_open_btn")
+        if c2.button(t("open_button", lg), key="trace_open_btn"):
+            st.session_state.step = rank
+            st.switch_page("app_pages/train.py")
     current = trace[step]
-    st.caption(f"After step {step}: {len(current.pieces)} pieces" + ("" if step < n else " — no merge applies any more."))
+    st.caption(t("after_step", lg, step=step, n=len(current.pieces)) + ("" if step < n else t("no_more", lg)))
     lesson.sync_url()  # a fragment rerun skips the end of app.py
-    del lg
 
 
 lg = lesson.lang()
 st.title(t("encode_title", lg))
 choice, tok = lesson.tokenizer()
-if st.session_state.pop("_goto_train", False):
-    st.switch_page("app_pages/train.py")
 
 cols = st.columns(len(SUGGESTIONS))
 for col, (label, sentence) in zip(cols, SUGGESTIONS.items()):
@@ -76,7 +70,7 @@ for col, (label, sentence) in zip(cols, SUGGESTIONS.items()):
 text = st.text_area(t("sentence", lg), key="sentence", height=80, on_change=_show_whole_trace)
 
 if not text:
-    st.info("Type a sentence above, or pick one of the suggestions.")
+    st.info(t("type_sentence", lg))
 elif len(text) > MAX_SENTENCE:
     st.error(f"The sentence has {len(text):,} characters; this page encodes at most {MAX_SENTENCE:,}. "
              "Shorten it (your text is kept in the box).")
@@ -99,11 +93,11 @@ elif tok is not None:
     views.chips([(i, tok.token_of(i)) for i in ids], tok=tok, show_ids=True)
     decoded = tok.decode(ids)
     same = "✓ decode(encode(text)) == text" if decoded == text else "✗ the decode differs from the text"
-    st.markdown(f"{len(ids)} tokens for {len(text)} characters · {same}")
+    st.markdown(f"{t('n_tokens', lg, n=len(ids), chars=len(text))} · {same}")
     fallback = sorted({ch for ch in text if tok.level == "chars" and ch not in (tok.alphabet or ())})
     if fallback:
         shown = ", ".join(html.escape(repr(ch)) for ch in fallback[:20])
-        st.caption(f"Not in the alphabet, so fell back to UTF-8 bytes (dashed chips): {shown}")
+        st.caption(t("fallback", lg, chars=shown))
 
     st.subheader(t("real_tokenizers", lg))
     views.compare(text, tok)

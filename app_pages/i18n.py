@@ -59,10 +59,40 @@ STRINGS: dict[str, dict[str, str]] = {
     "download_snapshot": {"en": "Download lesson (JSON)", "pt": "Baixar aula (JSON)"},
     "load_snapshot": {"en": "Load a lesson JSON", "pt": "Carregar uma aula JSON"},
     "share_hint": {"en": "The address bar holds this lesson: copy it to share.", "pt": "A barra de endereço guarda esta aula: copie-a para compartilhar."},
+    "no_merge_yet": {"en": "No merge yet: press Next (N) or Play (K).", "pt": "Nenhuma fusão ainda: aperte Próximo (N) ou Tocar (K)."},
+    "rows_window": {"en": "Rows {first:,}–{step:,} of {step:,} (earlier rows: move the slider back).",
+                    "pt": "Linhas {first:,}–{step:,} de {step:,} (linhas anteriores: volte o controle deslizante)."},
+    "partial_flag": {"en": "⚠ marks a token whose bytes are not whole characters (shown as \\xNN escapes).",
+                     "pt": "⚠ marca um token cujos bytes não formam caracteres inteiros (mostrados como \\xNN)."},
+    "no_pair_left": {"en": "No pair is left: every word is a single token.", "pt": "Não sobrou nenhum par: cada palavra é um único token."},
+    "ties": {"en": "**{n} pairs tie at {count}.** Rule `{rule}` ({why}) picks `{pair}`.",
+             "pt": "**{n} pares empatam com {count}.** A regra `{rule}` ({why}) escolhe `{pair}`."},
+    "rule_first": {"en": "the pair that occurs first when the corpus is read in order",
+                   "pt": "o par que aparece primeiro quando o corpus é lido em ordem"},
+    "rule_smallest": {"en": "the pair with the smallest ids", "pt": "o par com os menores ids"},
+    "quiz_answer": {"en": "The next merge is `{pair}` ({count} times).", "pt": "A próxima fusão é `{pair}` ({count} vezes)."},
+    "quiz_right": {"en": "✓ Right!", "pt": "✓ Acertou!"},
+    "quiz_wrong": {"en": "✗ You said `{guess}`.", "pt": "✗ Você disse `{guess}`."},
+    "quiz_hidden": {"en": "The next merge is hidden. Which pair occurs most often? Pick one, then reveal.",
+                    "pt": "A próxima fusão está escondida. Qual par aparece mais? Escolha um e revele."},
+    "showing_chars": {"en": "Showing the first {shown:,} of {total:,} characters.", "pt": "Mostrando os primeiros {shown:,} de {total:,} caracteres."},
+    "all_done": {"en": "All merges done.", "pt": "Todas as fusões feitas."},
+    "trace_step": {"en": "Trace step", "pt": "Passo do rastro"},
+    "trace_cols": {"en": "step|merge (rank: left + right)|pieces after it|how many",
+                   "pt": "passo|fusão (ordem: esquerda + direita)|pedaços depois dela|quantos"},
+    "after_step": {"en": "After step {step}: {n} pieces", "pt": "Depois do passo {step}: {n} pedaços"},
+    "no_more": {"en": " — no merge applies any more.", "pt": " — nenhuma fusão se aplica mais."},
+    "open_merge": {"en": "Open a merge of this trace in the merge table", "pt": "Abrir uma fusão deste rastro na tabela de fusões"},
+    "open_button": {"en": "Open in the merge table", "pt": "Abrir na tabela de fusões"},
+    "type_sentence": {"en": "Type a sentence above, or pick one of the suggestions.", "pt": "Digite uma frase acima ou escolha uma das sugestões."},
+    "n_tokens": {"en": "{n} tokens for {chars} characters", "pt": "{n} tokens para {chars} caracteres"},
+    "fallback": {"en": "Not in the alphabet, so fell back to UTF-8 bytes (dashed chips): {chars}",
+                 "pt": "Fora do alfabeto, então viraram bytes UTF-8 (fichas tracejadas): {chars}"},
 }
 
 
-def t(key: str, lang: str = "en") -> str:
-    """The interface string `key` in `lang`, falling back to English."""
+def t(key: str, lang: str = "en", **values: object) -> str:
+    """The interface string `key` in `lang` (English when missing), with `values` filled in."""
     entry = STRINGS[key]
-    return entry.get(lang) or entry["en"]
+    text = entry.get(lang) or entry["en"]
+    return text.format(**values) if values else text

@@ -28,6 +28,7 @@ MAX_TEXT_CHARS = int(os.environ.get("BPEVIZ_MAX_TEXT_CHARS", str(5_000_000)))
 MAX_VOCAB_SIZE = 50_000
 MAX_URL_TEXT = 1500  # pasted text longer than this goes into the JSON snapshot, not the URL
 SOURCES = ("shipped", "paste", "upload", "gpt2")
+RECORD_TOP = 24  # best pairs the trainer keeps per step, so the pair chart never recounts
 CUSTOM = "custom"
 
 # corpus key -> (vocab size, level) chosen when the corpus is picked: presets as data
@@ -168,6 +169,12 @@ def _on_corpus_change() -> None:
     st.session_state.vocab_size, st.session_state.level, st.session_state.step = vocab, level, 0
 
 
+def _on_level_change() -> None:
+    """Bytes start from 256 symbols: a vocab sized for characters would be too small."""
+    if st.session_state.level == "bytes" and int(st.session_state.vocab_size) <= 256:
+        st.session_state.vocab_size = DEFAULT_FOR_OTHERS[0]
+
+
 def _on_source_change() -> None:
     st.session_state.step = 0
     if st.session_state.source == "gpt2":
@@ -242,9 +249,10 @@ def settings_picker(choice: CorpusChoice | None) -> None:
     forced_bytes = choice is not None and (choice.is_bytes or choice.gpt2_replay)
     if forced_bytes and st.session_state.level != "bytes":
         st.session_state.level = "bytes"
+        _on_level_change()
     st.number_input(t("vocab_size", lg), min_value=1, max_value=MAX_VOCAB_SIZE, step=1, key="vocab_size",
                     help="Base symbols (the alphabet at level chars, 256 bytes at level bytes) plus the merges to learn.")
-    st.radio(t("level", lg), bpeviz.LEVELS, key="level", horizontal=True, disabled=forced_bytes,
+    st.radio(t("level", lg), bpeviz.LEVELS, key="level", horizontal=True, disabled=forced_bytes, on_change=_on_level_change,
              format_func=lambda v: {"chars": "characters", "bytes": "bytes (GPT-2 style)"}[v])
     options = [*bpeviz.PRETOKENIZERS, CUSTOM]
     st.selectbox(t("pretokenizer", lg), options, key="pretokenizer", disabled=bool(choice and choice.gpt2_replay),
@@ -371,7 +379,7 @@ def train_cached(choice: CorpusChoice, vocab_size: int, level: str, pretokenizer
             tok = interop.from_pairs(interop.gpt2_pairs(max(0, vocab_size - 256)), pretokenizer="gpt2")
         else:
             tok = bpeviz.train(choice.documents(), vocab_size=vocab_size, level=level, pretokenizer=pretokenizer,
-                               tie_break=tie_break, progress=progress)
+                               tie_break=tie_break, progress=progress, record_top=RECORD_TOP)
         runs.put(key, tok)
     return tok
 

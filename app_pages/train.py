@@ -11,7 +11,7 @@ import streamlit as st
 
 from app_pages import lesson, views
 from app_pages.i18n import t
-from bpeviz import TIE_BREAK_RULES, render, steps
+from bpeviz import render, steps
 from bpeviz.tokenizer import Tokenizer, documents_of
 
 TABLE_WINDOW = 200  # merge-table rows drawn at once
@@ -23,8 +23,11 @@ def pairs_at(digest: str, vocab_size: int, level: str, pretokenizer: str, tie_br
              _choice: lesson.CorpusChoice) -> list[steps.PairCount]:
     """The top pair counts before merge step+1, cached per step; digest names the corpus."""
     tok = lesson.train_cached(_choice, vocab_size, level, pretokenizer, tie_break)
-    words = Counter(lesson.words_cached(digest, pretokenizer, _choice))
-    return steps.pair_counts(tok, words, step)[: TOP_PAIRS * 3]
+    recorded = steps.recorded_pair_counts(tok, step)
+    if recorded is not None:
+        return recorded
+    words = Counter(lesson.words_cached(digest, pretokenizer, _choice))  # after the last merge, or a replay
+    return steps.pair_counts(tok, words, step)[: lesson.RECORD_TOP]
 
 
 def merge_cell(m) -> str:
@@ -39,20 +42,20 @@ def merge_table(tok: Tokenizer, step: int) -> None:
         ties = f"{len(m.ties)}{'+' if len(m.ties) == 8 else ''} tied" if m.ties else ""
         rows.append((m.rank, merge_cell(m) + flag, m.count if m.count else "–", ties))
     if not rows:
-        st.caption("No merge yet: press Next (N) or Play (K).")
+        st.caption(t("no_merge_yet", lesson.lang()))
         return
     table = render.table_html(["#", "merge", "count", "ties"], rows, highlight_row=len(rows) - 1)
     st.markdown(f'<div class="bpe-scroll" id="merge-table">{table}</div>', unsafe_allow_html=True)
     if first > 1:
-        st.caption(f"Rows {first:,}–{step:,} of {step:,} (earlier rows: move the slider back).")
+        st.caption(t("rows_window", lesson.lang(), first=first, step=step))
     if any(render.is_partial(m.token) for m in tok.merges[first - 1 : step]):
-        st.caption("⚠ marks a token whose bytes are not whole characters (shown as \\xNN escapes).")
+        st.caption(t("partial_flag", lesson.lang()))
 
 
 def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, reveal: bool) -> None:
     big = bool(st.session_state.get("classroom"))
     if not pairs:
-        st.info("No pair is left: every word is a single token.")
+        st.info(t("no_pair_left", lesson.lang()))
         return
     top = pairs[0]
     tied = [p for p in pairs if p.count == top.count]
@@ -79,10 +82,9 @@ def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, revea
     st.altair_chart(chart, width="stretch")
     if reveal and len(tied) > 1:
         rule = tok.settings.tie_break
-        st.markdown(
-            f"**{len(tied)} pairs tie at {top.count}.** Rule `{rule}` ({TIE_BREAK_RULES[rule]}) picks "
-            f"`{html.escape(render.show(top.left))} + {html.escape(render.show(top.right))}`."
-        )
+        pair = f"{html.escape(render.show(top.left))} + {html.escape(render.show(top.right))}"
+        lg = lesson.lang()
+        st.markdown(t("ties", lg, n=len(tied), count=top.count, rule=rule, why=t(f"rule_{rule}", lg), pair=pair))
     if step < len(tok.merges) and tok.merges[step].count and (tok.merges[step].left_id, tok.merges[step].right_id) != (top.left_id, top.right_id):
         st.caption("These are counts on this corpus; the merge table replays merges learned elsewhere.")
 
@@ -101,10 +103,10 @@ def quiz(pairs: list[steps.PairCount], step: int) -> bool:
     if revealed:
         answer = f"{render.show(pairs[0].left)} + {render.show(pairs[0].right)}"
         guess = st.session_state.get(f"quiz_guess_{step}")
-        verdict = "✓ Right!" if guess == answer else f"✗ You said `{guess}`." if guess else ""
-        st.success(f"The next merge is `{answer}` ({pairs[0].count} times). {verdict}")
+        verdict = t("quiz_right", lg) if guess == answer else t("quiz_wrong", lg, guess=guess) if guess else ""
+        st.success(t("quiz_answer", lg, pair=answer, count=pairs[0].count) + " " + verdict)
     else:
-        st.info("The next merge is hidden. Which pair occurs most often? Pick one, then reveal.")
+        st.info(t("quiz_hidden", lg))
     return revealed
 
 
@@ -117,7 +119,7 @@ def corpus_view(tok: Tokenizer, choice: lesson.CorpusChoice, step: int, highligh
     shown = sum(len(d) for d in docs)
     total = sum(len(d) for d in documents_of(corpus if not isinstance(corpus, bytes) else corpus.decode("utf-8", "surrogateescape")))
     if shown < total:
-        st.caption(f"Showing the first {shown:,} of {total:,} characters.")
+        st.caption(t("showing_chars", lesson.lang(), shown=shown, total=total))
 
 
 def view(tok: Tokenizer, choice: lesson.CorpusChoice, playing_at_start: bool) -> None:
@@ -144,7 +146,7 @@ def view(tok: Tokenizer, choice: lesson.CorpusChoice, playing_at_start: bool) ->
     with right:
         st.subheader(t("pair_counts", lg))
         if step >= n:
-            st.caption("All merges done.")
+            st.caption(t("all_done", lg))
         pairs = pairs_at(lesson.corpus_digest(choice), int(ss.vocab_size), str(ss.level), lesson.current_pretokenizer(),
                          str(ss.tie_break), step, choice)
         reveal = quiz(pairs, step) if quiz_on and step < n else True

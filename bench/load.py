@@ -52,11 +52,13 @@ async def one_session(browser, url: str, k: int, n: int) -> dict:
         await page.wait_for_function(
             "w => document.querySelector('#merge-table') && document.body.innerText.replaceAll('␣', ' ').includes(w)",
             arg=own, timeout=60_000)
+        await page.wait_for_function("!document.querySelector('[data-testid=stStatusWidget]')", timeout=60_000)
         body = (await page.inner_text("body")).replace("␣", " ")
         others = [session_text(j)[1] for j in range(n) if j != k]
         leaked = [w for w in others if w in body]
         ok = own in body and not leaked and not dialogs
-        return {"session": k, "seconds": time.perf_counter() - start, "ok": ok, "leaked": leaked}
+        error = "" if ok else f"own text shown: {own in body}; dialogs: {dialogs}"
+        return {"session": k, "seconds": time.perf_counter() - start, "ok": ok, "leaked": leaked, "error": error}
     except PlaywrightTimeout as exc:
         return {"session": k, "seconds": time.perf_counter() - start, "ok": False, "leaked": [], "error": str(exc)[:200]}
     finally:
@@ -123,7 +125,7 @@ def main() -> None:
     args = parser.parse_args()
     results, up, wall = load(args.sessions, args.url)
     for r in results:
-        print(f"session {r['session']:2d}: {r['seconds']:6.1f} s  {'ok' if r['ok'] else 'FAILED ' + str(r.get('error', r['leaked']))}")
+        print(f"session {r['session']:2d}: {r['seconds']:6.1f} s  {'ok' if r['ok'] else 'FAILED ' + r.get('error', '') + ' leaked: ' + str(r['leaked'])}")
     times = [r["seconds"] for r in results]
     print(f"\n{sum(r['ok'] for r in results)}/{len(results)} sessions correct; wall {wall:.1f} s; "
           f"median {statistics.median(times):.1f} s, max {max(times):.1f} s; server {'up' if up else 'DOWN'}")

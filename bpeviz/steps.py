@@ -33,6 +33,13 @@ def word_counts(docs: Sequence[str], pretokenizer: str) -> Counter[str]:
     return counts
 
 
+def recorded_pair_counts(tok: Tokenizer, step: int) -> list[PairCount] | None:
+    """The best pairs before merge step+1 as the trainer recorded them (train with record_top), or None."""
+    if step >= len(tok.merges) or not tok.merges[step].top:
+        return None
+    return [PairCount(tok.token_of(a), tok.token_of(b), a, b, count, k) for k, (a, b, count) in enumerate(tok.merges[step].top)]
+
+
 def pair_counts(tok: Tokenizer, words: Counter[str], step: int) -> list[PairCount]:
     """All adjacent pairs after the first `step` merges, best first by the tokenizer's tie rule."""
     at_step = tok.truncated(step)

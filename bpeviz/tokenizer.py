@@ -43,6 +43,7 @@ class Merge:
     right_id: int
     ties: tuple[tuple[Token, Token], ...] = ()  # other pairs with the same count (at most 8)
     tokens_after: int = 0  # corpus length in tokens after this merge
+    top: tuple[tuple[int, int, int], ...] = ()  # (left id, right id, count) of the best pairs before it, if recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,6 +391,7 @@ class Tokenizer:
                     "count": m.count,
                     "tokens_after": m.tokens_after,
                     "ties": [[enc(a), enc(b)] for a, b in m.ties],
+                    **({"top": [list(entry) for entry in m.top]} if m.top else {}),
                 }
                 for m in self.merges
             ],
@@ -411,8 +413,9 @@ class Tokenizer:
             def dec(token: str | list[int]) -> Token:
                 return bytes(token) if isinstance(token, list) else token
 
-            rows = [(r["left_id"], r["right_id"], r["id"], r["count"], r["tokens_after"], tuple((dec(a), dec(b)) for a, b in r["ties"])) for r in data["merges"]]
-            tok = build(settings, alphabet, [RawMerge(a, b, t, c, (), after) for a, b, t, c, after, _ in rows],
+            rows = [(r["left_id"], r["right_id"], r["id"], r["count"], r["tokens_after"], tuple((dec(a), dec(b)) for a, b in r["ties"]),
+                     tuple(tuple(entry) for entry in r.get("top", ()))) for r in data["merges"]]
+            tok = build(settings, alphabet, [RawMerge(a, b, t, c, (), after, top) for a, b, t, c, after, _, top in rows],
                         corpus_bytes=data["corpus_bytes"], corpus_tokens=data["corpus_tokens"],
                         special_tokens=data.get("special_tokens", [ENDOFTEXT]))
             tok.merges = [_replace_ties(m, row[5]) for m, row in zip(tok.merges, rows)]
@@ -439,7 +442,7 @@ class _WordCache(dict):
 
 
 def _replace_ties(m: Merge, ties: tuple) -> Merge:
-    return Merge(m.rank, m.left, m.right, m.token, m.count, m.id, m.left_id, m.right_id, ties, m.tokens_after)
+    return Merge(m.rank, m.left, m.right, m.token, m.count, m.id, m.left_id, m.right_id, ties, m.tokens_after, m.top)
 
 
 def _split_on_specials(text: str, specials: list[str]) -> list[tuple[str, str | None]]:
@@ -474,7 +477,8 @@ def build(
         left, right = vocab[raw.left], vocab[raw.right]
         vocab[raw.token] = left + right  # type: ignore[operator]  # same type on both sides
         ties = tuple((vocab[a], vocab[b]) for a, b in raw.ties)
-        merges.append(Merge(rank, left, right, vocab[raw.token], raw.count, raw.token, raw.left, raw.right, ties, raw.tokens_after))
+        merges.append(Merge(rank, left, right, vocab[raw.token], raw.count, raw.token, raw.left, raw.right, ties,
+                            raw.tokens_after, raw.top))
     return Tokenizer(settings=settings, alphabet=alphabet, merges=merges, corpus_bytes=corpus_bytes,
                      corpus_tokens=corpus_tokens, special_tokens=special_tokens)
 
@@ -521,10 +525,12 @@ def train(
     pretokenizer: str = "gpt2",
     tie_break: str = "first",
     progress: Callable[[int, int], None] | None = None,
+    record_top: int = 0,
 ) -> Tokenizer:
     """Train a BPE tokenizer to vocab_size = base symbols + merges.
 
-    Stops early (with fewer merges) when no pair is left to merge.
+    Stops early (with fewer merges) when no pair is left to merge. progress(done, total) is
+    called now and then; record_top=N keeps the N best pairs of every step (Merge.top).
     Example: train(["o gato", "o cão"], vocab_size=12).merges[0].token -> " " + ...
     """
     if level not in LEVELS:
@@ -550,7 +556,8 @@ def train(
             f"vocab_size {vocab_size} is smaller than the {n_base} base symbols of this corpus at level "
             f"{level!r}; choose at least {n_base}."
         )
-    raw = train_ids(prepared.sequences, vocab_size - n_base, n_base, tie_break=tie_break, progress=progress)
+    raw = train_ids(prepared.sequences, vocab_size - n_base, n_base, tie_break=tie_break, progress=progress,
+                    record_top=record_top)
     settings = Settings(vocab_size=vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break)
     return build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes, corpus_tokens=prepared.corpus_tokens)
 

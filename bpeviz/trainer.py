@@ -34,6 +34,7 @@ class RawMerge:
     count: int
     ties: tuple[Pair, ...]  # other pairs with the same count, in tie-break order (at most 8)
     tokens_after: int  # corpus length in tokens once this merge is applied
+    top: tuple[tuple[int, int, int], ...] = ()  # (left, right, count) of the best pairs before it, best first
 
 
 def train_ids(
@@ -43,10 +44,12 @@ def train_ids(
     *,
     tie_break: str = "first",
     progress: Callable[[int, int], None] | None = None,
+    record_top: int = 0,
 ) -> list[RawMerge]:
     """Learn up to n_merges merges from (ids, weight) sequences, given in corpus order.
 
     Stops early when no pair is left. New tokens are numbered from first_token.
+    With record_top=N each merge also keeps the N best pairs of its step (for drawing).
     Example: train_ids([([1, 2, 1, 2], 1)], 1, 3) -> [RawMerge(1, 2, 3, 2, (), 2)]
     """
     if tie_break not in TIE_BREAKS:
@@ -54,7 +57,7 @@ def train_ids(
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small tuples and ints; the collector would only slow us down
     try:
-        return _Trainer(sequences, tie_break == "first").run(n_merges, first_token, progress)
+        return _Trainer(sequences, tie_break == "first").run(n_merges, first_token, progress, record_top)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -133,7 +136,8 @@ class _Trainer:
             return count, pair
         return None
 
-    def run(self, n_merges: int, first_token: int, progress: Callable[[int, int], None] | None) -> list[RawMerge]:
+    def run(self, n_merges: int, first_token: int, progress: Callable[[int, int], None] | None,
+            record_top: int = 0) -> list[RawMerge]:
         merges: list[RawMerge] = []
         heap = self.heap
         for step in range(n_merges):
@@ -143,20 +147,25 @@ class _Trainer:
             count, pair = best
             ties: list[Pair] = []
             held: list[tuple[int, Pair]] = []
-            # stored counts are upper bounds: once the top's is below `count`, nothing else ties
-            while len(ties) < MAX_TIES_RECORDED and heap and -heap[0][0] >= count:
+            # Popping validated entries yields pairs in exact rule order, so ties come first.
+            # Stored counts are upper bounds: once the top's is below `count`, nothing else ties.
+            while heap:
+                want_top = len(held) < record_top - 1
+                want_tie = len(ties) == len(held) < MAX_TIES_RECORDED and -heap[0][0] >= count
+                if not (want_top or want_tie):
+                    break
                 other = self._pop_best()
                 if other is None:
                     break
+                if other[0] == count and len(ties) == len(held) < MAX_TIES_RECORDED:
+                    ties.append(other[1])
                 held.append(other)
-                if other[0] != count:
-                    break
-                ties.append(other[1])
             for c, p in held:
                 heapq.heappush(heap, (-c, self._key(p), p))
+            top = ((pair[0], pair[1], count), *((p[0], p[1], c) for c, p in held))[:record_top] if record_top else ()
             token = first_token + step
             self._merge(pair, token)
-            merges.append(RawMerge(pair[0], pair[1], token, count, tuple(ties), self.total))
+            merges.append(RawMerge(pair[0], pair[1], token, count, tuple(ties), self.total, top))
             if progress is not None and (step % 64 == 0 or step == n_merges - 1):
                 progress(step + 1, n_merges)
         return merges

@@ -178,3 +178,55 @@ def test_language_switch_relabels():
     at = new_app().run()
     at.radio(key="lang").set_value("pt").run()
     assert at.title[0].value.startswith("Treino")
+
+
+def test_trace_row_opens_its_merge_in_the_table():
+    at = new_app()
+    at.switch_page("app_pages/encode.py").run()
+    at.selectbox(key=f"trace_open_{10}").set_value(13).run()
+    at.button(key="trace_open_btn").click().run()
+    assert_clean(at)
+    assert at.metric[0].value == "13 / 41"
+    (table,) = html_blocks(at, "merge-table")
+    assert '<tr class="bpe-row-hl"><td>13</td><td>i + u → iu</td>' in table
+
+
+def test_chosen_merge_is_highlighted_in_the_corpus():
+    at = new_app(step=10).run()
+
+    def highlighted_chips():
+        chips = " ".join(m.value for m in at.markdown if m.value.startswith('<div class="bpe-chips">'))
+        return [part.split(">", 1)[1].split("<", 1)[0] for part in chips.split('bpe-chip bpe-hl"')[1:]]
+
+    assert highlighted_chips() == ["␣gato"] * 4  # merge 10 made ␣gato; the toy corpus has four cats
+    at.selectbox(key="hl_10").set_value(6).run()  # merge 6: ã + o -> ão
+    assert highlighted_chips() == ["ão"] * 6
+
+
+def test_gpt2_replay_steps_through_gpt2s_own_merges():
+    at = new_app(source="gpt2", vocab_size=256 + 50, level="bytes").run()
+    assert_clean(at)
+    at.button(key="step_next").click().run()
+    at.button(key="step_next").click().run()
+    (table,) = html_blocks(at, "merge-table")
+    assert "<td>␣ + t → ␣t</td><td>–</td>" in table and "<td>␣ + a → ␣a</td>" in table
+
+
+def test_invalid_utf8_upload_trains_at_byte_level():
+    at = new_app(source="upload").run()
+    assert any("Choose a text file" in i.value for i in at.info)
+    data = "olá mundo, olá gato ".encode() * 20 + b"\xff\xfe broken \xc3"
+    at.file_uploader(key="upload").set_value(("broken.txt", data, "text/plain")).run()
+    assert_clean(at)
+    assert any("not valid UTF-8" in w.value for w in at.warning)
+    assert at.session_state["level"] == "bytes"
+    at.button(key="step_last").click().run()
+    assert_clean(at)
+    (table,) = html_blocks(at, "merge-table")
+    assert "<td>1</td>" in table
+
+
+def test_upload_over_the_cap_is_refused_with_a_message(monkeypatch):
+    at = new_app(source="upload").run()
+    at.file_uploader(key="upload").set_value(("big.txt", b"a" * 5_000_001, "text/plain")).run()
+    assert any("the limit is 5 MB" in e.value for e in at.error)

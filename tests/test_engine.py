@@ -252,3 +252,36 @@ def test_presets_split_as_documented():
     assert bpeviz.split_text("12345 abc", "gpt4") == ["123", "45", " abc"]
     assert bpeviz.split_text("a" * 70, "words") == ["a" * 64, "a" * 6]
     assert bpeviz.split_text("x  =\t1", "words") == ["x", " ", " =", "\t", "1"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(docs=corpus_strategy, tie_break=st.sampled_from(bpeviz.TIE_BREAKS), pretokenizer=st.sampled_from(["gpt2", "none"]))
+def test_recorded_top_pairs_equal_a_recount(docs, tie_break, pretokenizer):
+    from collections import Counter
+
+    from bpeviz import steps
+
+    try:
+        tok = bpeviz.train(docs, vocab_size=10**5, tie_break=tie_break, pretokenizer=pretokenizer, record_top=6)
+    except ValueError:
+        return  # an empty corpus
+    words = Counter(steps.word_counts(docs, pretokenizer))
+    for step in range(len(tok.merges)):
+        recorded = [(p.left_id, p.right_id, p.count) for p in steps.recorded_pair_counts(tok, step)]
+        recount = [(p.left_id, p.right_id, p.count) for p in steps.pair_counts(tok, words, step)][:6]
+        assert recorded == recount, step
+
+
+def test_recorded_top_on_english_and_saved(tmp_path):
+    from bpeviz import steps
+
+    docs = corpora.documents("udhr-en")
+    tok = bpeviz.train(docs, vocab_size=600, level="bytes", pretokenizer="none", record_top=12)
+    words = steps.word_counts(docs, "none")
+    def key(pairs):
+        return [(p.left_id, p.right_id, p.count) for p in pairs]
+
+    for step in (0, 1, 50, 200, 343):
+        assert key(steps.recorded_pair_counts(tok, step)) == key(steps.pair_counts(tok, words, step)[:12])
+    tok.save(tmp_path / "t.json")
+    assert bpeviz.load(tmp_path / "t.json").merges == tok.merges

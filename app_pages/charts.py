@@ -54,7 +54,7 @@ def vocab_chart() -> None:
     percent = c4.slider("Held out (%)", 5, 50, 10, key="chart_heldout", help="The end of the corpus, never trained on.")
     if key == LESSON:
         choice = lesson.corpus_choice()[0]
-        if choice is None or choice.gpt2_replay or choice.is_bytes:
+        if choice is None or choice.is_replay or choice.is_bytes:
             st.info("The training page's corpus cannot be charted here (none chosen, GPT-2 replay, or not UTF-8).")
             return
         raw = choice.documents()

@@ -43,7 +43,8 @@ def export_section() -> None:
 def import_section() -> None:
     st.subheader("Import a real tokenizer and replay its merges")
     st.caption("A Hugging Face tokenizer.json (byte-level BPE), a .tiktoken file, or a bpeviz JSON. "
-               "To step through GPT-2's own merges on the Train page, pick “Replay GPT-2's merges” in the sidebar.")
+               "To step through its merges on the Train page, pick “Replay a tokenizer file” in the sidebar "
+               "(or “Replay GPT-2's merges” for GPT-2's own).")
     upload = st.file_uploader("Tokenizer file", type=["json", "tiktoken"], key="import_file")
     if upload is None:
         return

@@ -21,6 +21,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "src_paste": {"en": "Paste text", "pt": "Colar texto"},
     "src_upload": {"en": "Upload .txt", "pt": "Enviar .txt"},
     "src_gpt2": {"en": "Replay GPT-2's merges", "pt": "Repetir as fusões do GPT-2"},
+    "src_import": {"en": "Replay a tokenizer file", "pt": "Repetir um arquivo de tokenizador"},
     "paste_here": {"en": "Text to train on", "pt": "Texto para treinar"},
     "lines_are_docs": {"en": "Each line is a document", "pt": "Cada linha é um documento"},
     "settings": {"en": "Settings", "pt": "Configurações"},

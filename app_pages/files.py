@@ -9,7 +9,6 @@ from app_pages import lesson, views
 from app_pages.i18n import t
 from bpeviz import interop, render
 
-MAX_IMPORT_MB = 50
 FORMAT_NOTES = {
     "json": "bpeviz's own file: settings, merges with counts and history. Load it back with bpeviz.load().",
     "csv": "The merge table: rank, left, right, token, id, count.",
@@ -45,11 +44,11 @@ def import_section() -> None:
     st.caption("A Hugging Face tokenizer.json (byte-level BPE), a .tiktoken file, or a bpeviz JSON. "
                "To step through its merges on the Train page, pick “Replay a tokenizer file” in the sidebar "
                "(or “Replay GPT-2's merges” for GPT-2's own).")
-    upload = st.file_uploader("Tokenizer file", type=["json", "tiktoken"], key="import_file")
+    upload = st.file_uploader("Tokenizer file", type=["json", "tiktoken"], key="import_file", max_upload_size=lesson.MAX_IMPORT_MB)
     if upload is None:
         return
-    if upload.size > MAX_IMPORT_MB * 1_000_000:
-        st.error(f"{upload.name} is larger than {MAX_IMPORT_MB} MB.")
+    if upload.size > lesson.MAX_IMPORT_MB * 1_000_000:
+        st.error(f"{upload.name} is larger than {lesson.MAX_IMPORT_MB} MB.")
         return
     n = st.number_input("Replay the first N merges", 1, 200_000, 1000, key="import_n")
     try:

@@ -29,7 +29,7 @@ MAX_VOCAB_SIZE = 50_000
 MAX_URL_TEXT = 1500
 GPT2_REPLAY = b"gpt2"  # CorpusChoice.replay value for GPT-2's own merges (shipped vocab.bpe)  # pasted text longer than this goes into the JSON snapshot, not the URL
 SOURCES = ("shipped", "paste", "upload", "gpt2", "import")
-MAX_IMPORT_MB = 50
+MAX_IMPORT_MB = 20  # tokenizer files: o200k_base's .tiktoken is 3.6 MB
 RECORD_TOP = 24  # best pairs the trainer keeps per step, so the pair chart never recounts
 CUSTOM = "custom"
 
@@ -202,13 +202,14 @@ def corpus_picker() -> None:
                    "the English prose corpus. Counts are unknown for these merges: GPT-2 did not publish them.")
     elif source == "import":
         st.file_uploader("A tokenizer.json (byte-level BPE) or .tiktoken file", type=["json", "tiktoken"], key="import_replay",
+                         max_upload_size=MAX_IMPORT_MB,
                          help="Its first merges are replayed on the English prose corpus; vocab size = 256 + merges.")
     elif source == "paste":
         st.text_area(t("paste_here", lg), key="pasted", height=160, placeholder="Cole ou digite um texto aqui…")
         st.checkbox(t("lines_are_docs", lg), key="lines_are_docs",
                     help="A newline between documents is a boundary that merges never cross.")
     else:
-        st.file_uploader(t("src_upload", lg), type=["txt", "md", "py", "csv"], key="upload",
+        st.file_uploader(t("src_upload", lg), type=["txt", "md", "py", "csv"], key="upload", max_upload_size=int(MAX_UPLOAD_MB),
                          help=f"Plain text, at most {MAX_UPLOAD_MB:g} MB.")
     choice, problem = corpus_choice()
     if problem:
@@ -269,7 +270,7 @@ def settings_picker(choice: CorpusChoice | None) -> None:
     st.number_input(t("vocab_size", lg), min_value=1, max_value=MAX_VOCAB_SIZE, step=1, key="vocab_size",
                     help="Base symbols (the alphabet at level chars, 256 bytes at level bytes) plus the merges to learn.")
     st.radio(t("level", lg), bpeviz.LEVELS, key="level", horizontal=True, disabled=forced_bytes, on_change=_on_level_change,
-             format_func=lambda v: {"chars": "characters", "bytes": "bytes (GPT-2 style)"}[v])
+             format_func=lambda v: t(f"level_{v}", lg))
     options = [*bpeviz.PRETOKENIZERS, CUSTOM]
     st.selectbox(t("pretokenizer", lg), options, key="pretokenizer", disabled=bool(choice and choice.replay == GPT2_REPLAY),
                  format_func=lambda k: "custom regex…" if k == CUSTOM else f"{k}: {pretokenize.DESCRIPTIONS[k]}")

@@ -35,25 +35,28 @@ def merge_cell(m) -> str:
 
 
 def merge_table(tok: Tokenizer, step: int) -> None:
+    lg = lesson.lang()
     first = max(1, step - TABLE_WINDOW + 1)
     rows = []
     for m in tok.merges[first - 1 : step]:
         flag = " ⚠" if render.is_partial(m.token) else ""
-        ties = f"{len(m.ties)}{'+' if len(m.ties) == 8 else ''} tied" if m.ties else ""
+        ties = t("n_tied", lg, n=f"{len(m.ties)}{'+' if len(m.ties) == 8 else ''}") if m.ties else ""
         rows.append((m.rank, merge_cell(m) + flag, m.count if m.count else "–", ties))
     if not rows:
-        st.caption(t("no_merge_yet", lesson.lang()))
+        st.caption(t("no_merge_yet", lg))
         return
-    table = render.table_html(["#", "merge", "count", "ties"], rows, highlight_row=len(rows) - 1)
+    table = render.table_html(t("table_cols", lg).split("|"), rows, highlight_row=len(rows) - 1)
     st.markdown(f'<div class="bpe-scroll" id="merge-table">{table}</div>', unsafe_allow_html=True)
     if first > 1:
-        st.caption(t("rows_window", lesson.lang(), first=first, step=step))
+        st.caption(t("rows_window", lg, first=first, step=step))
     if any(render.is_partial(m.token) for m in tok.merges[first - 1 : step]):
-        st.caption(t("partial_flag", lesson.lang()))
+        st.caption(t("partial_flag", lg))
 
 
 def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, reveal: bool) -> None:
     big = bool(st.session_state.get("classroom"))
+    lg = lesson.lang()
+    nxt, tied_label, other = t("legend", lg).split("|")
     if not pairs:
         st.info(t("no_pair_left", lesson.lang()))
         return
@@ -63,7 +66,7 @@ def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, revea
     data = pd.DataFrame({
         "pair": [f"{render.show(p.left)} + {render.show(p.right)}" for p in shown],
         "count": [p.count for p in shown],
-        "status": ["next merge" if k == 0 and reveal else "tied" if p.count == top.count and reveal else "other"
+        "status": [nxt if k == 0 and reveal else tied_label if p.count == top.count and reveal else other
                    for k, p in enumerate(shown)],
         "order": list(range(len(shown))),
     })
@@ -71,9 +74,9 @@ def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, revea
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=alt.X("count:Q", title="occurrences", axis=alt.Axis(labelFontSize=18 if big else 11, titleFontSize=18 if big else 12)),
+            x=alt.X("count:Q", title=t("occurrences", lg), axis=alt.Axis(labelFontSize=18 if big else 11, titleFontSize=18 if big else 12)),
             y=alt.Y("pair:N", sort=alt.SortField("order"), title=None, axis=alt.Axis(labelFontSize=22 if big else 14, labelLimit=300, labelOverlap=False)),
-            color=alt.Color("status:N", scale=alt.Scale(domain=["next merge", "tied", "other"], range=["#d62728", "#ff9f1c", "#7f9cc9"]),
+            color=alt.Color("status:N", scale=alt.Scale(domain=[nxt, tied_label, other], range=["#d62728", "#ff9f1c", "#7f9cc9"]),
                             legend=alt.Legend(orient="bottom", title=None)),
             tooltip=["pair", "count"],
         )

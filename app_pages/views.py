@@ -12,6 +12,11 @@ from bpeviz import metrics, render
 from bpeviz.reference_encodings import LABELS, REFERENCE_NAMES
 
 
+def plural(n: int, word: str) -> str:
+    """Example: plural(1, "token") -> "1 token"; plural(3, "token") -> "3 tokens" """
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
 def chips(tokens: Sequence[tuple[int, str | bytes]], *, tok: bpeviz.Tokenizer | None = None, show_ids: bool = False,
           highlight: int | None = None) -> None:
     """Draw (id, token) pairs as coloured chips; byte-fallback and cut-character tokens flagged."""
@@ -41,13 +46,13 @@ def compare(text: str, tok: bpeviz.Tokenizer | None, *, trained_label: str = "tr
     words = metrics.count_words(text)
     if tok is not None:
         ids = tok.encode_ordinary(text)
-        st.markdown(f"**{trained_label}** · {len(ids)} tokens")
+        st.markdown(f"**{trained_label}** · {plural(len(ids), 'token')}")
         chips([(i, tok.token_of(i)) for i in ids], tok=tok, show_ids=True)
         rows.append((trained_label, len(ids)))
         counts["trained"] = len(ids)
     for name in REFERENCE_NAMES:
         tokens = reference_tokens(name, text)
-        st.markdown(f"**{LABELS[name]}** · {len(tokens)} tokens")
+        st.markdown(f"**{LABELS[name]}** · {plural(len(tokens), 'token')}")
         chips(tokens, show_ids=True)
         rows.append((LABELS[name], len(tokens)))
         counts[name] = len(tokens)

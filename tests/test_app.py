@@ -248,3 +248,33 @@ def test_an_uploaded_tokenizer_file_is_replayed_on_the_train_page():
     (table,) = html_blocks(at, "merge-table")
     first = tok.merges[0]
     assert f"<td>1</td><td>{render.show(first.left)} + {render.show(first.right)} → " in table
+
+
+def test_files_page_imports_and_encodes_with_a_prefix():
+    import bpeviz
+    from bpeviz import corpora, interop
+
+    tok = bpeviz.train(corpora.corpus_text("english")[:20_000], vocab_size=400, level="bytes")
+    at = new_app()
+    at.switch_page("app_pages/files.py").run()
+    at.file_uploader(key="import_file").set_value(("tokenizer.json", interop.export(tok, "hf"), "application/json")).run()
+    assert_clean(at)
+    assert any("144 merges replayed" in s.value for s in at.success)
+    full = [m.value for m in at.main.markdown if m.value.startswith('<div class="bpe-chips">')][-1]
+    at.slider(key="import_k").set_value(0).run()
+    bare = [m.value for m in at.main.markdown if m.value.startswith('<div class="bpe-chips">')][-1]
+    assert full.count("bpe-chip\"") < bare.count("bpe-chip\"") == len("The cat climbed onto the roof.")
+    at.file_uploader(key="import_file").set_value(("x.json", b'{"model": {"type": "WordPiece"}}', "application/json")).run()
+    assert any("not a Hugging Face BPE" in e.value for e in at.error)
+
+
+def test_lesson_snapshot_round_trip():
+    import json
+
+    lesson = {"format": "bpeviz-lesson", "version": 1, "lesson": {"step": 9, "sentence": "o cão subiu", "tie_break": "smallest"}}
+    fresh = new_app().run()
+    fresh.file_uploader(key="snapshot_upload").set_value(("lesson.json", json.dumps(lesson).encode(), "application/json")).run()
+    assert fresh.session_state["sentence"] == "o cão subiu" and fresh.session_state["tie_break"] == "smallest"
+    assert fresh.metric[0].value == "9 / 41"
+    fresh.file_uploader(key="snapshot_upload").set_value(("bad.json", b"[1, 2]", "application/json")).run()
+    assert any("Could not load that lesson" in e.value for e in fresh.error)

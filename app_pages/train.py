@@ -13,6 +13,7 @@ from app_pages import lesson, views
 from app_pages.i18n import t
 from bpeviz import render, steps
 from bpeviz.tokenizer import Tokenizer, documents_of
+from bpeviz.trainer import MAX_TIES_RECORDED
 
 TABLE_WINDOW = 200  # merge-table rows drawn at once
 TOP_PAIRS = 12
@@ -40,7 +41,7 @@ def merge_table(tok: Tokenizer, step: int) -> None:
     rows = []
     for m in tok.merges[first - 1 : step]:
         flag = " ⚠" if render.is_partial(m.token) else ""
-        ties = t("n_tied", lg, n=f"{len(m.ties)}{'+' if len(m.ties) == 8 else ''}") if m.ties else ""
+        ties = t("n_tied", lg, n=f"{len(m.ties)}{'+' if len(m.ties) == MAX_TIES_RECORDED else ''}") if m.ties else ""
         rows.append((m.rank, merge_cell(m) + flag, m.count if m.count else "–", ties))
     if not rows:
         st.caption(t("no_merge_yet", lg))

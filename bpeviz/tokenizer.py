@@ -44,6 +44,7 @@ class Merge:
     ties: tuple[tuple[Token, Token], ...] = ()  # other pairs with the same count (at most 8)
     tokens_after: int = 0  # corpus length in tokens after this merge
     top: tuple[tuple[int, int, int], ...] = ()  # (left id, right id, count) of the best pairs before it, if recorded
+    tie_ids: tuple[tuple[int, int], ...] = ()  # the ties as ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,11 +122,7 @@ class Tokenizer:
         self.corpus_bytes = corpus_bytes  # UTF-8 bytes of the training corpus
         self.corpus_tokens = corpus_tokens  # its length in base symbols, before any merge
         self.n_base = 256 if settings.level == "bytes" else len(self.alphabet or ())
-        self.vocab: dict[int, Token] = {}  # id -> token
-        if settings.level == "bytes":
-            self.vocab.update({i: bytes([i]) for i in range(256)})
-        else:
-            self.vocab.update(enumerate(self.alphabet or ()))
+        self.vocab: dict[int, Token] = base_vocab(settings.level, self.alphabet)  # id -> token
         self.ranks: dict[tuple[int, int], tuple[int, int]] = {}  # (left id, right id) -> (rank, new id)
         for m in self.merges:
             self.vocab[m.id] = m.token
@@ -371,9 +368,6 @@ class Tokenizer:
     def to_dict(self) -> dict:
         """Everything about this tokenizer as JSON-ready data (lossless)."""
 
-        def enc(token: Token) -> str | list[int]:
-            return list(token) if isinstance(token, bytes) else token
-
         return {
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
@@ -390,7 +384,7 @@ class Tokenizer:
                     "id": m.id,
                     "count": m.count,
                     "tokens_after": m.tokens_after,
-                    "ties": [[enc(a), enc(b)] for a, b in m.ties],
+                    "ties": [list(pair) for pair in m.tie_ids],
                     **({"top": [list(entry) for entry in m.top]} if m.top else {}),
                 }
                 for m in self.merges
@@ -410,16 +404,13 @@ class Tokenizer:
             settings = Settings(**data["settings"])
             alphabet = data["alphabet"]
 
-            def dec(token: str | list[int]) -> Token:
-                return bytes(token) if isinstance(token, list) else token
-
-            rows = [(r["left_id"], r["right_id"], r["id"], r["count"], r["tokens_after"], tuple((dec(a), dec(b)) for a, b in r["ties"]),
-                     tuple(tuple(entry) for entry in r.get("top", ()))) for r in data["merges"]]
-            tok = build(settings, alphabet, [RawMerge(a, b, t, c, (), after, top) for a, b, t, c, after, _, top in rows],
-                        corpus_bytes=data["corpus_bytes"], corpus_tokens=data["corpus_tokens"],
-                        special_tokens=data.get("special_tokens", [ENDOFTEXT]))
-            tok.merges = [_replace_ties(m, row[5]) for m, row in zip(tok.merges, rows)]
-            return tok
+            raw = [
+                RawMerge(r["left_id"], r["right_id"], r["id"], r["count"], tuple(tuple(pair) for pair in r["ties"]),
+                         r["tokens_after"], tuple(tuple(entry) for entry in r.get("top", ())))
+                for r in data["merges"]
+            ]
+            return build(settings, alphabet, raw, corpus_bytes=data["corpus_bytes"], corpus_tokens=data["corpus_tokens"],
+                         special_tokens=data.get("special_tokens", [ENDOFTEXT]))
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"The bpeviz tokenizer file is damaged: {exc!r} is missing or malformed.") from exc
 
@@ -441,10 +432,6 @@ class _WordCache(dict):
         return ids
 
 
-def _replace_ties(m: Merge, ties: tuple) -> Merge:
-    return Merge(m.rank, m.left, m.right, m.token, m.count, m.id, m.left_id, m.right_id, ties, m.tokens_after, m.top)
-
-
 def _split_on_specials(text: str, specials: list[str]) -> list[tuple[str, str | None]]:
     import regex
 
@@ -458,6 +445,11 @@ def _split_on_specials(text: str, specials: list[str]) -> list[tuple[str, str | 
     return parts
 
 
+def base_vocab(level: str, alphabet: Sequence[str] | None) -> dict[int, Token]:
+    """id -> token for the base symbols: the 256 bytes, or the alphabet in code-point order."""
+    return {i: bytes([i]) for i in range(256)} if level == "bytes" else dict(enumerate(alphabet or ()))
+
+
 def build(
     settings: Settings,
     alphabet: Sequence[str] | None,
@@ -468,17 +460,14 @@ def build(
     special_tokens: Sequence[str] = (ENDOFTEXT,),
 ) -> Tokenizer:
     """Make a Tokenizer from merges in ids, naming every token."""
-    if settings.level == "bytes":
-        vocab: dict[int, Token] = {i: bytes([i]) for i in range(256)}
-    else:
-        vocab = dict(enumerate(alphabet or ()))
+    vocab = base_vocab(settings.level, alphabet)
     merges = []
     for rank, raw in enumerate(raw_merges, start=1):
         left, right = vocab[raw.left], vocab[raw.right]
         vocab[raw.token] = left + right  # type: ignore[operator]  # same type on both sides
         ties = tuple((vocab[a], vocab[b]) for a, b in raw.ties)
         merges.append(Merge(rank, left, right, vocab[raw.token], raw.count, raw.token, raw.left, raw.right, ties,
-                            raw.tokens_after, raw.top))
+                            raw.tokens_after, raw.top, raw.ties))
     return Tokenizer(settings=settings, alphabet=alphabet, merges=merges, corpus_bytes=corpus_bytes,
                      corpus_tokens=corpus_tokens, special_tokens=special_tokens)
 

@@ -19,7 +19,7 @@ TIE_BREAK_RULES = {
     "first": "the pair that occurs first when the corpus is read in order",
     "smallest": "the pair with the smallest ids (left id, then right id)",
 }
-MAX_TIES_RECORDED = 8
+MAX_TIES_RECORDED = 4  # each costs a validated heap pop per merge; the app draws full tie sets from `top`
 
 Pair = tuple[int, int]
 
@@ -32,7 +32,7 @@ class RawMerge:
     right: int
     token: int
     count: int
-    ties: tuple[Pair, ...]  # other pairs with the same count, in tie-break order (at most 8)
+    ties: tuple[Pair, ...]  # other pairs with the same count, in tie-break order (at most MAX_TIES_RECORDED)
     tokens_after: int  # corpus length in tokens once this merge is applied
     top: tuple[tuple[int, int, int], ...] = ()  # (left, right, count) of the best pairs before it, best first
 
@@ -117,8 +117,8 @@ class _Trainer:
     def _key(self, pair: Pair) -> int | Pair:
         return self._first_position(pair) if self.first_rule else pair
 
-    def _pop_best(self) -> tuple[int, Pair] | None:
-        """Pop the best pair with its true count, fixing stale heap entries on the way."""
+    def _pop_best(self) -> tuple[int, int | Pair, Pair] | None:
+        """Pop the best pair with its true count and key, fixing stale heap entries on the way."""
         heap, counts = self.heap, self.counts
         while heap:
             neg_count, key, pair = heapq.heappop(heap)
@@ -133,7 +133,7 @@ class _Trainer:
                 if true_key != key:  # the stored first occurrence was merged away
                     heapq.heappush(heap, (neg_count, true_key, pair))
                     continue
-            return count, pair
+            return count, key, pair
         return None
 
     def run(self, n_merges: int, first_token: int, progress: Callable[[int, int], None] | None,
@@ -144,9 +144,9 @@ class _Trainer:
             best = self._pop_best()
             if best is None:
                 break  # every sequence is a single token: nothing left to merge
-            count, pair = best
+            count, _, pair = best
             ties: list[Pair] = []
-            held: list[tuple[int, Pair]] = []
+            held: list[tuple[int, int | Pair, Pair]] = []  # popped, valid, pushed back below
             # Popping validated entries yields pairs in exact rule order, so ties come first.
             # Stored counts are upper bounds: once the top's is below `count`, nothing else ties.
             while heap:
@@ -158,11 +158,11 @@ class _Trainer:
                 if other is None:
                     break
                 if other[0] == count and len(ties) == len(held) < MAX_TIES_RECORDED:
-                    ties.append(other[1])
+                    ties.append(other[2])
                 held.append(other)
-            for c, p in held:
-                heapq.heappush(heap, (-c, self._key(p), p))
-            top = ((pair[0], pair[1], count), *((p[0], p[1], c) for c, p in held))[:record_top] if record_top else ()
+            for c, key, p in held:
+                heapq.heappush(heap, (-c, key, p))
+            top = ((pair[0], pair[1], count), *((p[0], p[1], c) for c, _, p in held))[:record_top] if record_top else ()
             token = first_token + step
             self._merge(pair, token)
             merges.append(RawMerge(pair[0], pair[1], token, count, tuple(ties), self.total, top))

@@ -48,3 +48,18 @@ def naive_train(words, weights, n_merges, first_token, tie_break="first"):
         words = [merge(w, pair, token) for w in words]
         result.append((pair[0], pair[1], token, stats[pair], sum(len(w) * n for w, n in zip(words, weights))))
     return result
+
+
+def naive_words(docs, level, pretokenizer):
+    """Distinct pre-tokens as base ids with their counts, in order of first occurrence, the obvious way."""
+    from bpeviz import split_text
+
+    counts = {}
+    for doc in docs:
+        for piece in split_text(doc, pretokenizer):
+            counts[piece] = counts.get(piece, 0) + 1
+    if level == "bytes":
+        return [list(word.encode("utf-8", "surrogateescape")) for word in counts], list(counts.values()), 256
+    alphabet = sorted({ch for word in counts for ch in word})
+    index = {ch: i for i, ch in enumerate(alphabet)}
+    return [[index[ch] for ch in word] for word in counts], list(counts.values()), len(alphabet)

@@ -7,7 +7,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from naive import merge, naive_train
+from naive import merge, naive_train, naive_words
 
 import bpeviz
 from bpeviz import corpora
@@ -21,8 +21,16 @@ def fast_rows(sequences, n, first, tie_break):
     return [(m.left, m.right, m.token, m.count, m.tokens_after) for m in train_ids(sequences, n, first, tie_break=tie_break)]
 
 
-def oracle_rows(sequences, n, first, tie_break):
-    return naive_train([w for w, _ in sequences], [c for _, c in sequences], n, first, tie_break)
+def oracle_rows(docs, level, pretokenizer, n, tie_break):
+    """The naive trainer on words counted the obvious way (not through bpeviz's prepare)."""
+    words, weights, first = naive_words(docs, level, pretokenizer)
+    return naive_train(words, weights, n, first, tie_break)
+
+
+def fast_train_rows(docs, level, pretokenizer, n, tie_break):
+    p = prepare(docs, level, pretokenizer)
+    first = 256 if level == "bytes" else len(p.alphabet)
+    return fast_rows(p.sequences, n, first, tie_break)
 
 
 # -- a case small enough to check by hand -------------------------------------------------
@@ -41,7 +49,7 @@ def test_golden_aaabdaaabac():
 def test_overlapping_runs_match_naive():
     for ids in ([5] * 7, [1, 2] * 5, [1, 1, 2, 1, 1, 1, 2, 2, 2]):
         for rule in bpeviz.TIE_BREAKS:
-            assert fast_rows([(ids, 3)], 10, 10, rule) == oracle_rows([(ids, 3)], 10, 10, rule)
+            assert fast_rows([(ids, 3)], 10, 10, rule) == naive_train([ids], [3], 10, 10, rule)
 
 
 # -- the reference table ------------------------------------------------------------------
@@ -76,20 +84,19 @@ def test_toy_trace_subiu():
 @pytest.mark.parametrize("pretokenizer", PRETOKENIZERS)
 def test_fast_matches_naive_on_toy_and_udhr(tie_break, level, pretokenizer):
     for key, n in (("toy_pt", 60), ("udhr-pt", 120)):
-        p = prepare(corpora.documents(key), level, pretokenizer)
-        first = 256 if level == "bytes" else len(p.alphabet)
-        assert fast_rows(p.sequences, n, first, tie_break) == oracle_rows(p.sequences, n, first, tie_break)
+        docs = corpora.documents(key)
+        assert fast_train_rows(docs, level, pretokenizer, n, tie_break) == oracle_rows(docs, level, pretokenizer, n, tie_break)
 
 
 @pytest.mark.parametrize("tie_break", bpeviz.TIE_BREAKS)
 def test_fast_matches_naive_on_english_to_4096(tie_break):
-    p = prepare([corpora.corpus_text("english")], "bytes", "gpt2")
-    assert fast_rows(p.sequences, 4096 - 256, 256, tie_break) == oracle_rows(p.sequences, 4096 - 256, 256, tie_break)
+    docs = [corpora.corpus_text("english")]
+    assert fast_train_rows(docs, "bytes", "gpt2", 4096 - 256, tie_break) == oracle_rows(docs, "bytes", "gpt2", 4096 - 256, tie_break)
 
 
 def test_fast_matches_naive_on_raw_english():
-    p = prepare([corpora.corpus_text("english")[:40_000]], "bytes", "none")
-    assert fast_rows(p.sequences, 300, 256, "first") == oracle_rows(p.sequences, 300, 256, "first")
+    docs = [corpora.corpus_text("english")[:40_000]]
+    assert fast_train_rows(docs, "bytes", "none", 300, "first") == oracle_rows(docs, "bytes", "none", 300, "first")
 
 
 corpus_strategy = st.lists(st.text(alphabet="ab c\né", max_size=25), min_size=1, max_size=6)
@@ -99,9 +106,7 @@ corpus_strategy = st.lists(st.text(alphabet="ab c\né", max_size=25), min_size=1
 @given(docs=corpus_strategy, tie_break=st.sampled_from(bpeviz.TIE_BREAKS), level=st.sampled_from(bpeviz.LEVELS),
        pretokenizer=st.sampled_from(PRETOKENIZERS))
 def test_fast_matches_naive_on_random_corpora(docs, tie_break, level, pretokenizer):
-    p = prepare(docs, level, pretokenizer)
-    first = 256 if level == "bytes" else len(p.alphabet)
-    assert fast_rows(p.sequences, 40, first, tie_break) == oracle_rows(p.sequences, 40, first, tie_break)
+    assert fast_train_rows(docs, level, pretokenizer, 40, tie_break) == oracle_rows(docs, level, pretokenizer, 40, tie_break)
 
 
 def test_merges_do_not_depend_on_hash_seed():

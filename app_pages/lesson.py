@@ -288,6 +288,8 @@ def settings_picker(choice: CorpusChoice | None) -> None:
             st.markdown(render.chips_html(render.Chip(render.visible(p.text), k) for k, p in enumerate(pieces)),
                         unsafe_allow_html=True)
             st.caption(f"{len(pieces)} pieces; merges never cross a boundary between two chips.")
+            if st.session_state.pretokenizer == CUSTOM and len(pieces) <= 1:
+                st.info("The pattern matches nothing here: each document stays one piece (no text is lost).")
 
 
 def _preview_sample(choice: CorpusChoice | None) -> str:

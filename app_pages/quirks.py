@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 
 import altair as alt
@@ -41,7 +42,7 @@ def splits(text: str, names=REFERENCE_NAMES) -> dict[str, str]:
 
 def numbers_panel(tok: bpeviz.Tokenizer | None) -> None:
     with st.expander("Numbers split unevenly", icon=":material/pin:", expanded=True):
-        text = editable("q_numbers", "1234 12345 1000000 3.14159 2024")
+        text = editable("q_numbers", "1234 12345 1000000 3.14159 2024", "Numbers")
         views.compare(text, tok, show_table=False)
         rows = [{"number": n, **splits(n)} for n in text.split()[:12]]
         st.dataframe(pd.DataFrame(rows), hide_index=True)
@@ -53,7 +54,7 @@ def numbers_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 def indentation_panel(tok: bpeviz.Tokenizer | None) -> None:
     with st.expander("Indentation", icon=":material/format_indent_increase:"):
-        text = editable("q_indent", "    x = 1\n        x = 1\n\tx = 1", area=True)
+        text = editable("q_indent", "    x = 1\n        x = 1\n\tx = 1", "Lines of code", area=True)
         for line in text.splitlines()[:6]:
             st.markdown(f"`{render.visible(line)}` → " + " · ".join(f"{k}: {v.count('|') + 1} tokens" for k, v in splits(line).items()))
         views.compare(text, tok, show_table=False)
@@ -81,7 +82,7 @@ def spelling_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 def leading_space_panel(tok: bpeviz.Tokenizer | None) -> None:
     with st.expander("Leading space: the, ␣the, The", icon=":material/space_bar:"):
-        text = editable("q_space", "the the The THE")
+        text = editable("q_space", "the the The THE", "Words")
         views.compare(text, tok, show_table=False)
         note = views.leading_space_note(text)
         if note:
@@ -110,7 +111,7 @@ def glitch_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 def cut_character_panel(tok: bpeviz.Tokenizer | None) -> None:
     with st.expander("A character cut in half", icon=":material/content_cut:"):
-        text = editable("q_cut", "café — naïve — 日本語")
+        text = editable("q_cut", "café — naïve — 日本語", "Text to decode token by token")
         enc = views.reference("gpt2")
         ids = enc.encode_ordinary(text)
         rows = [{"token id": i, "bytes": repr(enc.decode_single_token_bytes(i)),
@@ -127,10 +128,23 @@ def cut_character_panel(tok: bpeviz.Tokenizer | None) -> None:
             views.chips([(i, tok.token_of(i)) for i in tok.encode_ordinary(text)], tok=tok, show_ids=True)
 
 
+def normalization_panel(tok: bpeviz.Tokenizer | None) -> None:
+    with st.expander("Same word, different bytes: NFC and NFD", icon=":material/text_rotation_none:"):
+        word = editable("q_nfc", "ação café", "Words with accents")
+        for form in ("NFC", "NFD"):
+            text = unicodedata.normalize(form, word)
+            points = " ".join(f"U+{ord(ch):04X}" for ch in text)
+            st.markdown(f"**{form}** · {len(text)} code points, {len(text.encode())} bytes: `{points}`")
+            views.compare(text, tok, show_table=False)
+        st.markdown("`é` can be one code point (NFC) or `e` plus a combining accent (NFD). They look the same but "
+                    "are different bytes, so a tokenizer sees different tokens, usually more of them for NFD. "
+                    "Many pipelines normalise text to NFC before tokenizing for this reason.")
+
+
 def unseen_panel() -> None:
     with st.expander("A word, and a language, the corpus never saw", icon=":material/travel_explore:"):
         toy = lesson.train_cached(lesson.CorpusChoice("toy", shipped="toy_pt"), 64, "chars", "gpt2", "first")
-        text = editable("q_unseen", "pássaro · The cat climbed onto the roof.")
+        text = editable("q_unseen", "pássaro · The cat climbed onto the roof.", "Text the toy corpus never saw")
         views.compare(text, toy, trained_label="toy Portuguese tokenizer (64)", show_table=True)
         st.markdown("The toy tokenizer learned ` gato`, ` no`, ` sub`… from eight sentences. A new word falls apart "
                     "into known pieces and single characters; characters it never saw (dashed chips) fall back to "
@@ -164,5 +178,6 @@ spelling_panel(trained)
 leading_space_panel(trained)
 glitch_panel(trained)
 cut_character_panel(trained)
+normalization_panel(trained)
 unseen_panel()
 usage_panel(trained)

@@ -88,7 +88,8 @@ def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, revea
         rule = tok.settings.tie_break
         pair = f"{html.escape(render.show(top.left))} + {html.escape(render.show(top.right))}"
         lg = lesson.lang()
-        st.markdown(t("ties", lg, n=len(tied), count=top.count, rule=rule, why=t(f"rule_{rule}", lg), pair=pair))
+        n_tied = f"{len(tied)}+" if len(tied) >= lesson.RECORD_TOP else len(tied)  # only the best pairs are kept
+        st.markdown(t("ties", lg, n=n_tied, count=top.count, rule=rule, why=t(f"rule_{rule}", lg), pair=pair))
     if step < len(tok.merges) and tok.merges[step].count and (tok.merges[step].left_id, tok.merges[step].right_id) != (top.left_id, top.right_id):
         st.caption("These are counts on this corpus; the merge table replays merges learned elsewhere.")
 

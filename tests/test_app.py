@@ -278,3 +278,15 @@ def test_lesson_snapshot_round_trip():
     assert fresh.metric[0].value == "9 / 41"
     fresh.file_uploader(key="snapshot_upload").set_value(("bad.json", b"[1, 2]", "application/json")).run()
     assert any("Could not load that lesson" in e.value for e in fresh.error)
+
+
+def test_quirk_nfc_nfd_panel_counts_differ():
+    at = new_app()
+    at.switch_page("app_pages/quirks.py").run()
+    labels = [m.value for m in at.markdown if m.value.startswith("**NF")]
+    assert labels[0].startswith("**NFC** · 9 code points") and labels[1].startswith("**NFD** · 12 code points")
+
+
+def test_custom_pattern_that_matches_nothing_says_so():
+    at = new_app(pretokenizer="custom", custom_pattern="zzz").run()
+    assert not at.exception and any("matches nothing" in i.value for i in at.info)

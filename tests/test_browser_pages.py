@@ -45,7 +45,7 @@ def test_charts_render_with_marks(app_url, page):
 
 def test_quirk_numbers_match_the_real_encodings(app_url, page):
     open_app(page, app_url, "/quirks")
-    set_text_input(page, "Text", "12345")
+    set_text_input(page, "Numbers", "12345")
     body = page.inner_text("body")
     assert "cl100k_base (GPT-4) · 2 tokens" in body and "o200k_base (GPT-4o) · 2 tokens" in body and "GPT-2 · 2 tokens" in body
     labels = page.evaluate("""() => [...document.querySelectorAll('.bpe-chips')].map(
@@ -112,7 +112,26 @@ def test_hostile_text_is_shown_not_run(app_url, page):
     wait_idle(page)
     assert page.locator("img[src=x]").count() == 0
     assert "script" in page.inner_text("body")
+    page.get_by_role("link", name="Quirks").click()
+    wait_idle(page)
+    for text in HOSTILE:
+        set_text_input(page, "Numbers", text)
+        assert page.locator("img[src=x]").count() == 0
     page.wait_for_timeout(500)
+    assert page.dialogs == []
+    assert_no_errors(page)
+
+
+def test_hostile_custom_pattern_is_text(app_url, page):
+    from urllib.parse import quote
+
+    pattern = "<img src=x onerror=alert(4)>|\\w+"
+    open_app(page, app_url, f"/?pre=custom&re={quote(pattern)}")
+    assert page.get_by_label("Custom split regex", exact=True).input_value() == pattern
+    page.get_by_text("How a sample is split").click()
+    wait_idle(page)
+    assert page.locator("img[src=x]").count() == 0
+    page.wait_for_timeout(300)
     assert page.dialogs == []
     assert_no_errors(page)
 

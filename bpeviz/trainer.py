@@ -13,6 +13,7 @@ import gc
 import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 TIE_BREAKS = ("first", "smallest")
 TIE_BREAK_RULES = {
@@ -65,21 +66,16 @@ def train_ids(
 
 class _Trainer:
     def __init__(self, sequences: Sequence[tuple[Sequence[int], int]], first_rule: bool) -> None:
-        tokens: list[int] = []  # position -> token id, -1 once merged into its left neighbour
-        weight: list[int] = []  # position -> weight of the sequence it belongs to
-        nxt: list[int] = []  # position -> next live position in its sequence, -1 at the end
-        prv: list[int] = []  # position -> previous live position, -1 at the start
-        for ids, w in sequences:
-            if w <= 0 or not ids:
-                continue
-            start = len(tokens)
-            n = len(ids)
-            tokens.extend(ids)
-            weight.extend([w] * n)
-            nxt.extend(range(start + 1, start + n + 1))
-            nxt[-1] = -1
-            prv.append(-1)
-            prv.extend(range(start, start + n - 1))
+        kept = [(ids, w) for ids, w in sequences if w > 0 and len(ids)]
+        tokens = list(chain.from_iterable(ids for ids, _ in kept))  # position -> token id, -1 once merged away
+        weight = list(chain.from_iterable(repeat(w, len(ids)) for ids, w in kept))  # position -> its sequence's weight
+        nxt = list(range(1, len(tokens) + 1))  # position -> next live position in its sequence, -1 at the end
+        prv = list(range(-1, len(tokens) - 1))  # position -> previous live position, -1 at the start
+        end = 0
+        for ids, _ in kept:
+            prv[end] = -1
+            end += len(ids)
+            nxt[end - 1] = -1
         self.tokens, self.weight, self.nxt, self.prv = tokens, weight, nxt, prv
         self.first_rule = first_rule
         self.total = sum(weight)

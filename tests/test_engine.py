@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naive import merge, naive_train, naive_words
@@ -290,3 +291,11 @@ def test_recorded_top_on_english_and_saved(tmp_path):
         assert key(steps.recorded_pair_counts(tok, step)) == key(steps.pair_counts(tok, words, step)[:12])
     tok.save(tmp_path / "t.json")
     assert bpeviz.load(tmp_path / "t.json").merges == tok.merges
+
+
+def test_the_engine_is_pure_and_light():
+    code = "import sys, bpeviz, bpeviz.cli, bpeviz.interop, bpeviz.metrics, bpeviz.steps; print(sorted(sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "'streamlit'" not in loaded and "'tiktoken'" not in loaded and "'pandas'" not in loaded
+    for path in (ROOT / "bpeviz").glob("*.py"):
+        assert "import streamlit" not in path.read_text(), path

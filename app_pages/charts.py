@@ -44,7 +44,7 @@ def curves(digest: str, vocab_size: int, pretokenizer: str, fraction: float, _do
 
 
 def vocab_chart() -> None:
-    st.subheader("Vocab size against bytes per token")
+    st.subheader(t("chart_vocab", lesson.lang()))
     options = ["english", LESSON, *[k for k in corpora.CORPORA if k not in ("english", "toy_pt")]]
     c1, c2, c3, c4 = st.columns(4)
     key = c1.selectbox("Corpus", options, key="chart_corpus",
@@ -123,7 +123,7 @@ def language_rows(digest: str, settings: tuple, _tok: bpeviz.Tokenizer | None) -
 
 
 def language_chart(tok: bpeviz.Tokenizer | None) -> None:
-    st.subheader("Tokens per word across languages")
+    st.subheader(t("chart_languages", lesson.lang()))
     choice = lesson.corpus_choice()[0]
     ss = st.session_state
     digest = lesson.corpus_digest(choice) if choice is not None and tok is not None else "none"
@@ -161,7 +161,7 @@ def language_chart(tok: bpeviz.Tokenizer | None) -> None:
 
 
 def portuguese_panel(tok: bpeviz.Tokenizer | None) -> None:
-    st.subheader("Portuguese costs more")
+    st.subheader(t("chart_portuguese", lesson.lang()))
     gpt2 = views.reference("gpt2")
     rows = []
     for (language, _length), sentence in LESSON_SENTENCES.items():

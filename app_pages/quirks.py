@@ -41,7 +41,7 @@ def splits(text: str, names=REFERENCE_NAMES) -> dict[str, str]:
 
 
 def numbers_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander("Numbers split unevenly", icon=":material/pin:", expanded=True):
+    with st.expander(t("q_numbers", lesson.lang()), icon=":material/pin:", expanded=True):
         text = editable("q_numbers", "1234 12345 1000000 3.14159 2024", "Numbers")
         views.compare(text, tok, show_table=False)
         rows = [{"number": n, **splits(n)} for n in text.split()[:12]]
@@ -53,7 +53,7 @@ def numbers_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 
 def indentation_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander("Indentation", icon=":material/format_indent_increase:"):
+    with st.expander(t("q_indent", lesson.lang()), icon=":material/format_indent_increase:"):
         text = editable("q_indent", "    x = 1\n        x = 1\n\tx = 1", "Lines of code", area=True)
         for line in text.splitlines()[:6]:
             st.markdown(f"`{render.visible(line)}` → " + " · ".join(f"{k}: {v.count('|') + 1} tokens" for k, v in splits(line).items()))
@@ -64,7 +64,7 @@ def indentation_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 
 def spelling_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander("Spelling: how many r's in strawberry?", icon=":material/spellcheck:"):
+    with st.expander(t("q_spell", lesson.lang()), icon=":material/spellcheck:"):
         word = editable("q_spell", "strawberry", "Word")
         letter = st.text_input("Letter to count", "r", max_chars=1, key="q_letter") or "r"
         enc = views.reference("cl100k_base")
@@ -81,7 +81,7 @@ def spelling_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 
 def leading_space_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander("Leading space: the, ␣the, The", icon=":material/space_bar:"):
+    with st.expander(t("q_space", lesson.lang()), icon=":material/space_bar:"):
         text = editable("q_space", "the the The THE", "Words")
         views.compare(text, tok, show_table=False)
         note = views.leading_space_note(text)
@@ -92,7 +92,7 @@ def leading_space_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 
 def glitch_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander("Glitch tokens: learned but never used", icon=":material/bug_report:"):
+    with st.expander(t("q_glitch", lesson.lang()), icon=":material/bug_report:"):
         st.markdown("A token that was frequent in the tokenizer's training text but rare in the model's training text "
                     "gets an embedding that is barely trained. GPT-2's ` SolidGoldMagikarp` (a Reddit user name) is the "
                     "famous one: one token in GPT-2, and ChatGPT-era models could not repeat it.")
@@ -110,7 +110,7 @@ def glitch_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 
 def cut_character_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander("A character cut in half", icon=":material/content_cut:"):
+    with st.expander(t("q_cut", lesson.lang()), icon=":material/content_cut:"):
         text = editable("q_cut", "café — naïve — 日本語", "Text to decode token by token")
         enc = views.reference("gpt2")
         ids = enc.encode_ordinary(text)
@@ -129,7 +129,7 @@ def cut_character_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 
 def normalization_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander("Same word, different bytes: NFC and NFD", icon=":material/text_rotation_none:"):
+    with st.expander(t("q_nfc", lesson.lang()), icon=":material/text_rotation_none:"):
         word = editable("q_nfc", "ação café", "Words with accents")
         for form in ("NFC", "NFD"):
             text = unicodedata.normalize(form, word)
@@ -142,7 +142,7 @@ def normalization_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 
 def unseen_panel() -> None:
-    with st.expander("A word, and a language, the corpus never saw", icon=":material/travel_explore:"):
+    with st.expander(t("q_unseen", lesson.lang()), icon=":material/travel_explore:"):
         toy = lesson.train_cached(lesson.CorpusChoice("toy", shipped="toy_pt"), 64, "chars", "gpt2", "first")
         text = editable("q_unseen", "pássaro · The cat climbed onto the roof.", "Text the toy corpus never saw")
         views.compare(text, toy, trained_label="toy Portuguese tokenizer (64)", show_table=True)
@@ -152,7 +152,7 @@ def unseen_panel() -> None:
 
 
 def usage_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander("Vocabulary usage (Zipf)", icon=":material/bar_chart:"):
+    with st.expander(t("q_zipf", lesson.lang()), icon=":material/bar_chart:"):
         if tok is None:
             st.info("Train a tokenizer first.")
             return
@@ -170,7 +170,7 @@ def usage_panel(tok: bpeviz.Tokenizer | None) -> None:
 
 lg = lesson.lang()
 st.title(t("quirks_title", lg))
-st.caption("Each panel: your tokenizer (trained on the Train page) beside GPT-2, cl100k_base and o200k_base. Edit any text.")
+st.caption(t("q_caption", lg))
 _, trained = lesson.tokenizer()
 numbers_panel(trained)
 indentation_panel(trained)

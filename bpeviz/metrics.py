@@ -23,7 +23,7 @@ def bytes_per_token(text: str, n_tokens: int) -> float:
 
 
 def split_heldout(docs: Sequence[str], fraction: float) -> tuple[list[str], str]:
-    """Keep the last `fraction` of the text apart, cut at a line break when one is near.
+    """Keep the last `fraction` of the text apart (a little less, to start on a fresh line when one is near).
 
     Example: split_heldout(["a\\nb\\nc\\nd"], 0.25) -> (["a\\nb\\nc\\n"], "d")
     """
@@ -31,8 +31,8 @@ def split_heldout(docs: Sequence[str], fraction: float) -> tuple[list[str], str]
         raise ValueError("The held-out fraction must be between 0 and 1 (e.g. 0.1 for 10 %).")
     text = "\n".join(docs)
     cut = int(len(text) * (1 - fraction))
-    newline = text.rfind("\n", 0, cut)
-    if newline > cut - 2000 and newline > 0:
+    newline = text.find("\n", cut)  # the held-out part starts on a fresh line and is at most `fraction`
+    if 0 <= newline < cut + 2000 and newline + 1 < len(text):
         cut = newline + 1
     train_part = text[:cut]
     return [d for d in train_part.split("\n") if d] if len(docs) > 1 else [train_part], text[cut:]

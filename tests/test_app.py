@@ -290,3 +290,13 @@ def test_quirk_nfc_nfd_panel_counts_differ():
 def test_custom_pattern_that_matches_nothing_says_so():
     at = new_app(pretokenizer="custom", custom_pattern="zzz").run()
     assert not at.exception and any("matches nothing" in i.value for i in at.info)
+
+
+def test_an_upload_with_lone_surrogates_gets_a_message():
+    at = new_app(source="upload").run()
+    data = b"o gato \xed\xa0\x80 subiu no telhado " * 10  # a UTF-16 surrogate encoded as if UTF-8: not valid UTF-8
+    at.file_uploader(key="upload").set_value(("surrogates.txt", data, "text/plain")).run()
+    assert_clean(at)
+    assert any("not valid UTF-8 (byte 7)" in w.value for w in at.warning)
+    at.switch_page("app_pages/encode.py").run()
+    assert_clean(at)

@@ -51,6 +51,13 @@ def test_quirk_numbers_match_the_real_encodings(app_url, page):
     labels = page.evaluate("""() => [...document.querySelectorAll('.bpe-chips')].map(
         row => [...row.querySelectorAll('.bpe-chip')].map(chip => chip.firstChild.textContent))""")
     assert labels[2] == ["123", "45"]  # rows: trained here, GPT-2, cl100k_base, o200k_base
+    for title in ("Spelling: how many r's in strawberry?", "Glitch tokens: learned but never used", "A character cut in half"):
+        page.get_by_text(title).click()
+        wait_idle(page)
+    body = page.inner_text("body")
+    assert "What the model sees (cl100k_base): 3 tokens" in body  # str|aw|berry
+    assert "GPT-2 · 1 token\n" in body  # " SolidGoldMagikarp" is one GPT-2 token
+    assert "GPT-2: 7 of 13 tokens end mid-character" in body
     assert_no_errors(page)
     shot(page, "quirks")
 

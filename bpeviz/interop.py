@@ -148,9 +148,8 @@ def export(tok: Tokenizer, fmt: str) -> bytes:
     if fmt == "hf":
         return json.dumps(hf_tokenizer_json(tok), ensure_ascii=False).encode()
     if fmt == "tiktoken":
-        pattern = split_pattern(tok)
+        split_pattern(tok)  # refuses a split tiktoken would do differently; the pattern goes in tiktoken_sidecar
         ranks = tiktoken_ranks(tok)
-        del pattern  # checked here; it travels beside the file (tiktoken_sidecar)
         return b"".join(base64.b64encode(t) + b" " + str(r).encode() + b"\n" for t, r in sorted(ranks.items(), key=lambda x: x[1]))
     raise ValueError(f"Unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}.")
 
@@ -207,8 +206,7 @@ def from_pairs(pairs: list[tuple[bytes, bytes]], pretokenizer: str = "gpt2") -> 
 
 def import_data(data: bytes, name: str = "", *, n_merges: int | None = None) -> Tokenizer:
     """A bytes-level Tokenizer replaying the first n_merges merges of a tokenizer.json, .tiktoken or bpeviz file."""
-    text = data.lstrip()[:1]
-    if text == b"{":
+    if data.lstrip()[:1] == b"{":
         try:
             obj = json.loads(data)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -216,7 +214,7 @@ def import_data(data: bytes, name: str = "", *, n_merges: int | None = None) -> 
         if obj.get("format") == "bpeviz":
             tok = Tokenizer.from_dict(obj)
             return tok if n_merges is None else tok.truncated(n_merges)
-        model = obj.get("model") if isinstance(obj, dict) else None
+        model = obj.get("model")
         if not isinstance(model, dict) or model.get("type") != "BPE":
             raise ValueError(f"{name or 'the file'} is JSON but not a Hugging Face BPE tokenizer.json nor a bpeviz file.")
         merges = model.get("merges", [])[: n_merges if n_merges is not None else None]

@@ -6,6 +6,7 @@ import json
 
 import pytest
 import tiktoken
+import tiktoken.load
 import tokenizers
 
 import bpeviz

@@ -74,6 +74,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "q_zipf": {"en": "Vocabulary usage (Zipf)", "pt": "Uso do vocabulário (Zipf)"},
     "q_caption": {"en": "Each panel: your tokenizer (trained on the Train page) beside GPT-2, cl100k_base and o200k_base. Edit any text.",
                   "pt": "Cada painel: o seu tokenizador (treinado na página Treinar) ao lado do GPT-2, cl100k_base e o200k_base. Edite qualquer texto."},
+    "replay_counts": {"en": "Counts are measured on this corpus; the merges were learned elsewhere, so the next merge (red) need not be the most frequent pair here.",
+                      "pt": "As contagens são deste corpus; as fusões foram aprendidas em outro, então a próxima fusão (vermelho) pode não ser o par mais frequente aqui."},
     "table_cols": {"en": "#|merge|count|ties", "pt": "#|fusão|contagem|empates"},
     "n_tied": {"en": "{n} tied", "pt": "{n} empatados"},
     "legend": {"en": "next merge|tied|other", "pt": "próxima fusão|empatado|outro"},

@@ -59,16 +59,25 @@ def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, revea
     lg = lesson.lang()
     nxt, tied_label, other = t("legend", lg).split("|")
     if not pairs:
-        st.info(t("no_pair_left", lesson.lang()))
+        st.info(t("no_pair_left", lg))
         return
     top = pairs[0]
     tied = [p for p in pairs if p.count == top.count]
     shown = pairs[:TOP_PAIRS] if len(tied) <= TOP_PAIRS else tied[:TOP_PAIRS * 2]
+    # the merge that comes next; after the last one, the pair that would come next
+    upcoming = (tok.merges[step].left_id, tok.merges[step].right_id) if step < len(tok.merges) else (top.left_id, top.right_id)
+
+    def status(p: steps.PairCount) -> str:
+        if not reveal:
+            return other
+        if (p.left_id, p.right_id) == upcoming:
+            return nxt
+        return tied_label if p.count == top.count else other
+
     data = pd.DataFrame({
         "pair": [f"{render.show(p.left)} + {render.show(p.right)}" for p in shown],
         "count": [p.count for p in shown],
-        "status": [nxt if k == 0 and reveal else tied_label if p.count == top.count and reveal else other
-                   for k, p in enumerate(shown)],
+        "status": [status(p) for p in shown],
         "order": list(range(len(shown))),
     })
     chart = (
@@ -87,11 +96,10 @@ def pair_chart(pairs: list[steps.PairCount], tok: Tokenizer, step: int, *, revea
     if reveal and len(tied) > 1:
         rule = tok.settings.tie_break
         pair = f"{html.escape(render.show(top.left))} + {html.escape(render.show(top.right))}"
-        lg = lesson.lang()
         n_tied = f"{len(tied)}+" if len(tied) >= lesson.RECORD_TOP else len(tied)  # only the best pairs are kept
         st.markdown(t("ties", lg, n=n_tied, count=top.count, rule=rule, why=t(f"rule_{rule}", lg), pair=pair))
-    if step < len(tok.merges) and tok.merges[step].count and (tok.merges[step].left_id, tok.merges[step].right_id) != (top.left_id, top.right_id):
-        st.caption("These are counts on this corpus; the merge table replays merges learned elsewhere.")
+    if tok.merges and not tok.merges[0].count:  # a replay: merges learned elsewhere, counted here
+        st.caption(t("replay_counts", lg))
 
 
 def quiz(pairs: list[steps.PairCount], step: int) -> bool:

@@ -300,3 +300,26 @@ def test_an_upload_with_lone_surrogates_gets_a_message():
     assert any("not valid UTF-8 (byte 7)" in w.value for w in at.warning)
     at.switch_page("app_pages/encode.py").run()
     assert_clean(at)
+
+
+def chart_rows(at):
+    """The pair chart's data (Arrow IPC inside the Vega-Lite element) as a DataFrame."""
+    import pyarrow.ipc
+
+    (chart,) = at.get("vega_lite_chart")
+    return pyarrow.ipc.open_stream(chart.proto.datasets[0].data.data).read_all().to_pandas()
+
+
+def test_replay_marks_the_real_next_merge_and_says_counts_are_local():
+    at = new_app(source="gpt2", vocab_size=256 + 20, level="bytes", step=3).run()
+    assert any("merges were learned elsewhere" in c.value for c in at.caption)
+    rows = chart_rows(at)
+    assert list(rows.loc[rows.status == "next merge", "pair"]) == ["i + n"]  # GPT-2's fourth merge ...
+    assert rows.iloc[0].pair == "\\xe2 + \\x80"  # ... while Alice's curly quotes are more frequent here
+
+
+def test_trained_chart_marks_the_most_frequent_pair_and_its_ties():
+    at = new_app(step=2).run()
+    rows = chart_rows(at)
+    assert rows.iloc[0].pair == "t + o" and rows.iloc[0].status == "next merge" and rows.iloc[0]["count"] == 6
+    assert list(rows.loc[rows.status == "tied", "pair"]) == ["␣ + s", "␣ + c", "ã + o"]

@@ -49,10 +49,10 @@ def show(token: str | bytes) -> str:
     return visible(token)
 
 
-def color(token_id: int, *, dark: bool = False) -> str:
+def color(token_id: int) -> str:
     """A stable colour per token id (golden-angle hues), light enough for black text."""
     hue = (token_id * 137.508) % 360
-    return f"hsl({hue:.0f}, 70%, {35 if dark else 84}%)"
+    return f"hsl({hue:.0f}, 70%, 84%)"
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class Chip:
     highlight: bool = False
 
 
-def chips_html(chips: Iterable[Chip], *, show_ids: bool = False, dark: bool = False) -> str:
+def chips_html(chips: Iterable[Chip], *, show_ids: bool = False) -> str:
     """HTML for a row of token chips; every text is escaped."""
     parts = []
     for chip in chips:
@@ -75,7 +75,7 @@ def chips_html(chips: Iterable[Chip], *, show_ids: bool = False, dark: bool = Fa
             classes.append("bpe-partial")
         if chip.highlight:
             classes.append("bpe-hl")
-        bg = color(chip.token_id if chip.token_id is not None else 0, dark=dark)
+        bg = color(chip.token_id if chip.token_id is not None else 0)
         title = f"id {chip.token_id}" if chip.token_id is not None else ""
         if chip.fallback:
             title += " · byte fallback: character not in the alphabet"
@@ -95,7 +95,6 @@ CHIP_CSS = """
 .bpe-chip sub.bpe-id { font-size: .65em; color: #444; margin-left: .25em; }
 .bpe-partial { outline: 2px dashed #b00020; }
 .bpe-hl { outline: 3px solid #000; box-shadow: 0 0 0 5px #ffd400; }
-.bpe-more { color: #666; font-style: italic; }
 </style>
 """
 

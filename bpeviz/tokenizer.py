@@ -359,10 +359,6 @@ class Tokenizer:
             ids.setdefault(token, i)
         return ids
 
-    def segment(self, text: str) -> list[tuple[int, Token]]:
-        """(id, token) pairs of an encoding, for drawing chips."""
-        return [(i, self.token_of(i)) for i in self.encode_ordinary(text)]
-
     # -- saving -----------------------------------------------------------------------
 
     def to_dict(self) -> dict:

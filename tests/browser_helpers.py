@@ -50,3 +50,8 @@ def chart_marks(pg, index: int = 0) -> int:
     """How many data marks (lines, points, bars, labels; not axes) the index-th Vega-Lite chart drew."""
     pg.wait_for_selector(".vega-embed svg .role-mark", timeout=30_000)
     return pg.evaluate("(i) => document.querySelectorAll('.vega-embed')[i].querySelectorAll('svg .role-mark > *').length", index)
+
+
+def wait_text(pg, text: str, timeout: float = 30_000) -> None:
+    """Wait until the page shows text (a rerun may still be on its way when the status widget is not yet up)."""
+    pg.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=timeout)

@@ -13,13 +13,13 @@ from bpeviz.tokenizer import ENDOFTEXT, Tokenizer
 
 MAX_SENTENCE = 100_000  # characters encoded at all
 MAX_TRACE = 2_000  # characters traced merge by merge
-SUGGESTIONS = {  # label -> sentence
-    "o gato subiu no": "o gato subiu no",
-    "a word never seen": "pássaro",
-    "English through it": "The cat climbed onto the roof.",
-    "accents + emoji": "Ação e emoção no coração! 😀🇧🇷",
-    "a number": "Em 2024 eram 1234567 gatos, ou 3.14159 por telhado.",
-    "indented Python": "        return self.cache[key]",
+SUGGESTIONS = {  # key -> sentence; the button labels are interface strings "sugg_<key>"
+    "subiu": "o gato subiu no",
+    "unseen": "pássaro",
+    "english": "The cat climbed onto the roof.",
+    "emoji": "Ação e emoção no coração! 😀🇧🇷",
+    "number": "Em 2024 eram 1234567 gatos, ou 3.14159 por telhado.",
+    "python": "        return self.cache[key]",
 }
 
 
@@ -65,8 +65,8 @@ st.title(t("encode_title", lg))
 choice, tok = lesson.tokenizer()
 
 cols = st.columns(len(SUGGESTIONS))
-for col, (label, sentence) in zip(cols, SUGGESTIONS.items()):
-    col.button(label, on_click=_suggest, args=(sentence,), key=f"suggest_{label}", width="stretch")
+for col, (key, sentence) in zip(cols, SUGGESTIONS.items()):
+    col.button(t(f"sugg_{key}", lg), on_click=_suggest, args=(sentence,), key=f"suggest_{key}", width="stretch")
 text = st.text_area(t("sentence", lg), key="sentence", height=80, on_change=_show_whole_trace)
 
 if not text:

@@ -74,7 +74,7 @@ def test_encode_page_trace_and_tokenizers():
     (trace,) = html_blocks(at, "trace-table")
     assert "<td>o ␣ g a t o ␣ s u b i u ␣ n o</td><td>15</td>" in trace
     assert trace.rstrip().endswith("<td>o ␣gato ␣sub iu ␣no</td><td>5</td></tr></tbody></table></div>")
-    at.button(key="suggest_a word never seen").click().run()
+    at.button(key="suggest_unseen").click().run()
     assert at.text_area(key="sentence").value == "pássaro"
     (trace,) = html_blocks(at, "trace-table")
     assert "p á s s a r o" in trace
@@ -178,6 +178,10 @@ def test_language_switch_relabels():
     at = new_app().run()
     at.radio(key="lang").set_value("pt").run()
     assert at.title[0].value.startswith("Treino")
+    assert at.button(key="step_next").label.startswith("Próximo")
+    at.switch_page("app_pages/encode.py").run()
+    assert at.button(key="suggest_unseen").label == "palavra nunca vista"
+    assert at.title[0].value == "Codificar uma frase"
 
 
 def test_trace_row_opens_its_merge_in_the_table():

@@ -101,6 +101,7 @@ def test_quiz_hides_then_reveals(app_url, page):
     wait_text(page, "(7 times)")
     body = page.inner_text("body")
     assert "The next merge is ␣ + n (7 times)" in body and "Right!" in body
+    page.wait_for_selector(".vega-embed")  # the counts come back after the reveal
     assert page.locator(".vega-embed").count() == 1
     shot(page, "quiz")
 
@@ -135,7 +136,7 @@ def test_hostile_custom_pattern_is_text(app_url, page):
 
     pattern = "<img src=x onerror=alert(4)>|\\w+"
     open_app(page, app_url, f"/?pre=custom&re={quote(pattern)}")
-    assert page.get_by_label("Custom split regex", exact=True).input_value() == pattern
+    page.wait_for_function("p => document.querySelector('input[aria-label=\"Custom split regex\"]')?.value === p", arg=pattern)
     page.get_by_text("How a sample is split").click()
     wait_idle(page)
     assert page.locator("img[src=x]").count() == 0

@@ -1,6 +1,6 @@
 """The training page in a real Chromium."""
 
-from browser_helpers import assert_no_errors, open_app, wait_idle
+from browser_helpers import assert_no_errors, open_app, wait_idle, wait_text
 from conftest import shot
 
 
@@ -10,7 +10,7 @@ def merge_rows(pg):
 
 def test_first_click_shows_first_merge(app_url, page):
     open_app(page, app_url)
-    assert "Toy Portuguese" in page.inner_text("body")
+    wait_text(page, "Toy Portuguese (8 sentences)")
     assert merge_rows(page).count() == 0
     page.get_by_role("button", name="Next ▶").click()
     page.wait_for_selector("#merge-table tbody tr")
@@ -28,6 +28,7 @@ def test_step_to_the_end(app_url, page):
     shot(page, "train-step-10")
     page.get_by_role("button", name="Last ⏭").click()
     page.wait_for_function("document.querySelectorAll('#merge-table tbody tr').length === 41")
+    page.wait_for_function("[...document.querySelectorAll('.bpe-chip')].some(c => c.textContent === '␣gato')")
     wait_idle(page)
     last = merge_rows(page).last.inner_text()
     assert "␣su + b → ␣sub" in last and "2" in last

@@ -50,15 +50,24 @@ async def one_session(browser, url: str, k: int, n: int) -> dict:
         await box.press("Control+Enter")
         await page.wait_for_selector("text=pasted text", timeout=60_000)
         await page.get_by_role("button", name="Last ⏭").click()
+        # the step metric reads "n / n" once the last merge is drawn
         await page.wait_for_function(
-            "w => document.querySelector('#merge-table') && document.body.innerText.replaceAll('␣', ' ').includes(w)",
-            arg=own, timeout=60_000)
-        await page.wait_for_function("!document.querySelector('[data-testid=stStatusWidget]')", timeout=60_000)
-        body = (await page.inner_text("body")).replace("␣", " ")
+            """() => { const m = document.querySelector('[data-testid="stMetricValue"]');
+                       if (!m) return false; const [a, b] = m.innerText.split('/').map(s => s.trim());
+                       return a !== '0' && a === b; }""", timeout=60_000)
         others = [session_text(j)[1] for j in range(n) if j != k]
-        leaked = [w for w in others if w in body]
-        ok = own in body and not leaked and not dialogs
-        error = "" if ok else f"own text shown: {own in body}; dialogs: {dialogs}"
+        leaked: set[str] = set()
+        seen_own = False
+        for _ in range(40):  # read until the page settles; every read is checked for other sessions' text
+            body = (await page.inner_text("body")).replace("␣", " ")
+            leaked.update(w for w in others if w in body)
+            if own in body and await page.locator("#merge-table").count():
+                seen_own = True
+                break
+            await page.wait_for_timeout(250)
+        ok = seen_own and not leaked and not dialogs
+        error = "" if ok else f"own text shown: {seen_own}; dialogs: {dialogs}"
+        leaked = sorted(leaked)
         return {"session": k, "seconds": time.perf_counter() - start, "ok": ok, "leaked": leaked, "error": error}
     except PlaywrightTimeout as exc:
         return {"session": k, "seconds": time.perf_counter() - start, "ok": False, "leaked": [], "error": str(exc)[:200]}

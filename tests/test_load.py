@@ -11,4 +11,5 @@ import load  # noqa: E402
 def test_three_sessions_at_once_each_see_only_their_own(app_url):
     results, up, _ = load.load(3, app_url)
     assert up
-    assert [r["ok"] for r in results] == [True, True, True], results
+    failures = [(r["session"], r.get("error"), r["leaked"]) for r in results if not r["ok"]]
+    assert failures == []

@@ -437,12 +437,10 @@ def tokenizer() -> tuple[CorpusChoice | None, bpeviz.Tokenizer | None]:
 def words_cached(digest: str, pretokenizer: str, _choice: CorpusChoice) -> dict[str, int]:
     """Distinct pre-tokens of the corpus with counts (digest = corpus_digest(_choice) keys the cache)."""
     choice = _choice
-    from bpeviz import steps
-
     docs = choice.documents()
     if isinstance(docs, bytes):
         docs = docs.decode("utf-8", "surrogateescape")
-    return dict(steps.word_counts([docs] if isinstance(docs, str) else docs, pretokenizer))
+    return dict(pretokenize.count_pieces([docs] if isinstance(docs, str) else docs, pretokenizer))
 
 
 @functools.lru_cache(maxsize=16)

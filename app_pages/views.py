@@ -39,23 +39,20 @@ def reference_tokens(name: str, text: str) -> list[tuple[int, bytes]]:
     return [(i, enc.decode_single_token_bytes(i)) for i in enc.encode_ordinary(text)]
 
 
-def compare(text: str, tok: bpeviz.Tokenizer | None, *, trained_label: str = "trained here", show_table: bool = True) -> dict[str, int]:
+def compare(text: str, tok: bpeviz.Tokenizer | None, *, trained_label: str = "trained here", show_table: bool = True) -> None:
     """The text through the trained tokenizer and the three real ones: chips with ids, then the numbers."""
     rows = []
-    counts: dict[str, int] = {}
     words = metrics.count_words(text)
     if tok is not None:
         ids = tok.encode_ordinary(text)
         st.markdown(f"**{trained_label}** · {plural(len(ids), 'token')}")
         chips([(i, tok.token_of(i)) for i in ids], tok=tok, show_ids=True)
         rows.append((trained_label, len(ids)))
-        counts["trained"] = len(ids)
     for name in REFERENCE_NAMES:
         tokens = reference_tokens(name, text)
         st.markdown(f"**{LABELS[name]}** · {plural(len(tokens), 'token')}")
         chips(tokens, show_ids=True)
         rows.append((LABELS[name], len(tokens)))
-        counts[name] = len(tokens)
     if show_table and text:
         n_bytes = len(bpeviz.tokenizer.to_bytes(text))
         st.dataframe(
@@ -67,7 +64,6 @@ def compare(text: str, tok: bpeviz.Tokenizer | None, *, trained_label: str = "tr
             }),
             hide_index=True,
         )
-    return counts
 
 
 def leading_space_note(text: str) -> str | None:

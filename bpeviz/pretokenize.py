@@ -8,6 +8,9 @@ as a piece of its own, so splitting never loses a character. This module does no
 from __future__ import annotations
 
 import re
+import time
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -151,3 +154,23 @@ def split_pieces(text: str, pretokenizer: str = "gpt2", *, timeout: float = CUST
     if position < len(text):
         pieces.append(Piece(text[position:], position, len(text)))
     return pieces
+
+
+def count_pieces(docs: Sequence[str], pretokenizer: str = "gpt2") -> Counter[str]:
+    """Distinct pre-tokens of all documents with their counts, in order of first occurrence.
+
+    A custom pattern gets one time budget for the whole corpus, not one per document.
+    Example: count_pieces(["o gato", "o cão"]) -> Counter({"o": 2, " gato": 1, " cão": 1})
+    """
+    counts: Counter[str] = Counter()
+    if not is_custom(pretokenizer):
+        for doc in docs:
+            counts.update(split_text(doc, pretokenizer))
+        return counts
+    deadline = time.monotonic() + custom_budget(sum(len(d) for d in docs))
+    for doc in docs:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise PatternError("The split pattern is too slow on this corpus; simplify it or use a preset.")
+        counts.update(split_text(doc, pretokenizer, timeout=remaining))
+    return counts

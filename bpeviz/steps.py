@@ -9,7 +9,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import pretokenize
 from .tokenizer import Token, Tokenizer, documents_of
 
 
@@ -23,14 +22,6 @@ class PairCount:
     right_id: int
     count: int
     first_seen: int  # order of first occurrence when the corpus is read in order
-
-
-def word_counts(docs: Sequence[str], pretokenizer: str) -> Counter[str]:
-    """Distinct pre-tokens with their counts, in order of first occurrence."""
-    counts: Counter[str] = Counter()
-    for doc in docs:
-        counts.update(pretokenize.split_text(doc, pretokenizer))
-    return counts
 
 
 def recorded_pair_counts(tok: Tokenizer, step: int) -> list[PairCount] | None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import heapq
 import json
-import time
-from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import chain
@@ -478,17 +476,7 @@ class _Prepared:
 
 def prepare(docs: list[str], level: str, pretokenizer: str) -> _Prepared:
     """Split documents, count distinct pre-tokens once, and turn them into base ids in corpus order."""
-    counts: Counter[str] = Counter()
-    if pretokenize.is_custom(pretokenizer):  # one time budget for the whole corpus, not per document
-        deadline = time.monotonic() + pretokenize.custom_budget(sum(len(d) for d in docs))
-        for doc in docs:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise pretokenize.PatternError("The split pattern is too slow on this corpus; simplify it or use a preset.")
-            counts.update(pretokenize.split_text(doc, pretokenizer, timeout=remaining))
-    else:
-        for doc in docs:
-            counts.update(pretokenize.split_text(doc, pretokenizer))
+    counts = pretokenize.count_pieces(docs, pretokenizer)
     if level == "chars":
         if any(_has_raw_bytes(word) for word in counts):
             raise ValueError("The corpus is not valid UTF-8; train it at level 'bytes'.")

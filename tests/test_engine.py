@@ -271,7 +271,7 @@ def test_recorded_top_pairs_equal_a_recount(docs, tie_break, pretokenizer):
         tok = bpeviz.train(docs, vocab_size=10**5, tie_break=tie_break, pretokenizer=pretokenizer, record_top=6)
     except ValueError:
         return  # an empty corpus
-    words = Counter(steps.word_counts(docs, pretokenizer))
+    words = Counter(bpeviz.pretokenize.count_pieces(docs, pretokenizer))
     for step in range(len(tok.merges)):
         recorded = [(p.left_id, p.right_id, p.count) for p in steps.recorded_pair_counts(tok, step)]
         recount = [(p.left_id, p.right_id, p.count) for p in steps.pair_counts(tok, words, step)][:6]
@@ -283,7 +283,7 @@ def test_recorded_top_on_english_and_saved(tmp_path):
 
     docs = corpora.documents("udhr-en")
     tok = bpeviz.train(docs, vocab_size=600, level="bytes", pretokenizer="none", record_top=12)
-    words = steps.word_counts(docs, "none")
+    words = bpeviz.pretokenize.count_pieces(docs, "none")
     def key(pairs):
         return [(p.left_id, p.right_id, p.count) for p in pairs]
 

@@ -7,18 +7,19 @@ import pandas as pd
 import streamlit as st
 
 import bpeviz
-from app_pages import lesson, views
-from app_pages.i18n import t
-from bpeviz import corpora, metrics
-from bpeviz.reference_encodings import LABELS, REFERENCE_NAMES, VOCAB_SIZES
+from bpeviz import corpora, metrics, render, sources
+from bpeviz.records import Settings
+from bpeviz.reference_encodings import ENCODINGS
+from bpeviz_app import runs, sidebar, views
+from bpeviz_app.i18n import bound, corpus_label, error_text, labels, t
 
 LESSON = "lesson"
-SHORT_LABELS = {"gpt2": "GPT-2", "cl100k_base": "cl100k", "o200k_base": "o200k"}
+CHART_VOCABS = [512, 1024, 2048, 4096, 8192]
 LESSON_SENTENCES = {  # the four sentences of the lesson: (language, length) -> sentence
-    ("English", "short"): "The cat sat on the roof.",
-    ("Portuguese", "short"): "O gato sentou no telhado.",
-    ("English", "long"): "Unfortunately, the internationalization of the documentation was postponed indefinitely.",
-    ("Portuguese", "long"): "Infelizmente, a internacionalização da documentação foi adiada indefinidamente.",
+    ("en", "short"): "The cat sat on the roof.",
+    ("pt", "short"): "O gato sentou no telhado.",
+    ("en", "long"): "Unfortunately, the internationalization of the documentation was postponed indefinitely.",
+    ("pt", "long"): "Infelizmente, a internacionalização da documentação foi adiada indefinidamente.",
 }
 
 
@@ -26,14 +27,14 @@ LESSON_SENTENCES = {  # the four sentences of the lesson: (language, length) -> 
 def curves(digest: str, vocab_size: int, pretokenizer: str, fraction: float, _docs: list[str]) -> dict:
     """Training and held-out curves plus the real encodings on the held-out text (one training run)."""
     train_docs, heldout = metrics.split_heldout(_docs, fraction)
-    choice = lesson.CorpusChoice("chart corpus", text="\n".join(train_docs), lines_are_docs=len(train_docs) > 1)
-    tok = lesson.train_cached(choice, vocab_size, "bytes", pretokenizer, "first")
+    source = sources.Pasted("\n".join(train_docs), lines_are_docs=len(train_docs) > 1)
+    tok = runs.run(source, Settings(vocab_size=vocab_size, level="bytes", pretokenizer=pretokenizer))
     train_curve = metrics.training_curve(tok)
     step = max(1, len(train_curve) // 400)
     reference_points = []
-    for name in REFERENCE_NAMES:
+    for name, encoding in ENCODINGS.items():
         n_tokens = len(views.reference(name).encode_ordinary(heldout))
-        reference_points.append((SHORT_LABELS[name], VOCAB_SIZES[name], metrics.bytes_per_token(heldout, n_tokens)))
+        reference_points.append((encoding.short_label, encoding.vocab_size, metrics.bytes_per_token(heldout, n_tokens)))
     return {
         "train": train_curve[::step] + [train_curve[-1]],
         "heldout": metrics.heldout_curve(tok, heldout),
@@ -43,144 +44,166 @@ def curves(digest: str, vocab_size: int, pretokenizer: str, fraction: float, _do
     }
 
 
+def chart_corpus(key: str) -> list[str] | None:
+    """The documents the vocab chart trains on; None (with a message) when the lesson's corpus cannot be charted."""
+    if key != LESSON:
+        return corpora.documents(key)
+    source = sidebar.current().source
+    if source is None or sources.is_replay(source) or sources.needs_bytes(source):
+        st.info(t("chart_lesson_unusable"))
+        return None
+    return source.documents()
+
+
 def vocab_chart() -> None:
-    st.subheader(t("chart_vocab", lesson.lang()))
-    options = ["english", LESSON, *[k for k in corpora.CORPORA if k not in ("english", "toy_pt")]]
+    st.subheader(t("chart_vocab"))
+    options = ["english", LESSON, *[k for k in corpora.CORPORA if k not in ("english", corpora.DEFAULT_CORPUS)]]
     c1, c2, c3, c4 = st.columns(4)
-    key = c1.selectbox("Corpus", options, key="chart_corpus",
-                       format_func=lambda k: "the training page's corpus" if k == LESSON else corpora.CORPORA[k].label)
-    vocab_size = c2.select_slider("Trained vocab size", [512, 1024, 2048, 4096, 8192], value=4096, key="chart_vocab")
-    pretokenizer = c3.selectbox("Split", list(bpeviz.PRETOKENIZERS), index=1, key="chart_pre")
-    percent = c4.slider("Held out (%)", 5, 50, 10, key="chart_heldout", help="The end of the corpus, never trained on.")
-    if key == LESSON:
-        choice = lesson.corpus_choice()[0]
-        if choice is None or choice.is_replay or choice.is_bytes:
-            st.info("The training page's corpus cannot be charted here (none chosen, GPT-2 replay, or not UTF-8).")
-            return
-        raw = choice.documents()
-        docs = [raw] if isinstance(raw, str) else list(raw)
-    else:
-        docs = corpora.documents(key)
-    if sum(len(d) for d in docs) < 200:
-        st.info("This corpus is too small to hold a part out; pick a longer one.")
+    key = c1.selectbox(t("corpus"), options, key="chart_corpus",
+                       format_func=bound(lambda k, lg: t("lesson_corpus", lg) if k == LESSON else corpus_label(k, lg)))
+    vocab_size = c2.select_slider(t("trained_vocab"), CHART_VOCABS, value=4096, key="chart_vocab")
+    pretokenizer = c3.selectbox(t("split"), list(bpeviz.PRETOKENIZERS), index=1, key="chart_pre")
+    percent = c4.slider(t("held_out_percent"), 5, 50, 10, key="chart_heldout", help=t("held_out_help"))
+    docs = chart_corpus(key)
+    if docs is None:
         return
-    digest = lesson.corpus_digest(lesson.CorpusChoice("chart", text="\x00".join(docs)))
-    with st.spinner(f"Training to {vocab_size:,} on {sum(len(d) for d in docs):,} characters…"):
+    if sum(len(d) for d in docs) < 200:
+        st.info(t("corpus_too_small"))
+        return
+    digest = sources.digest(sources.Pasted("\x00".join(docs)))
+    with st.spinner(t("training_to", vocab=vocab_size, chars=sum(len(d) for d in docs))):
         try:
             data = curves(digest, vocab_size, pretokenizer, percent / 100, docs)
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(render.md(error_text(exc)))
             return
-    rows = [{"vocab size": v, "bytes per token": b, "series": "training text"} for v, b in data["train"]]
-    rows += [{"vocab size": v, "bytes per token": b, "series": "held-out text"} for v, b in data["heldout"]]
+    draw_vocab_chart(data)
+    st.caption(t("vocab_chart_caption", merges=data["merges"], percent=percent, chars=data["heldout_chars"]))
+    doubling_table(data["heldout"])
+
+
+def draw_vocab_chart(data: dict) -> None:
+    training, heldout = t("series_training"), t("series_heldout")
+    rows = [{"vocab": v, "bpt": b, "series": training} for v, b in data["train"]]
+    rows += [{"vocab": v, "bpt": b, "series": heldout} for v, b in data["heldout"]]
     lines = pd.DataFrame(rows)
-    refs = pd.DataFrame([{"vocab size": v, "bytes per token": b, "series": name} for name, v, b in data["references"]])
-    x = alt.X("vocab size:Q", scale=alt.Scale(type="log", base=2), title="vocab size (log₂)")
-    y = alt.Y("bytes per token:Q", title="bytes per token (higher = fewer tokens)")
-    line_chart = alt.Chart(lines).mark_line(point=False, strokeWidth=3).encode(
-        x=x, y=y, color=alt.Color("series:N", title=None), tooltip=["series", "vocab size", alt.Tooltip("bytes per token:Q", format=".2f")])
-    held_points = alt.Chart(lines[lines.series == "held-out text"]).mark_point(size=70, filled=True).encode(x=x, y=y, color="series:N")
-    ref_points = alt.Chart(refs).mark_point(size=160, shape="diamond", filled=True, color="#333").encode(
-        x=x, y=y, tooltip=["series", "vocab size", alt.Tooltip("bytes per token:Q", format=".2f")])
+    refs = pd.DataFrame([{"vocab": v, "bpt": b, "series": name} for name, v, b in data["references"]])
+    x = alt.X("vocab:Q", scale=alt.Scale(type="log", base=2), title=t("axis_vocab_log"))
+    y = alt.Y("bpt:Q", title=t("axis_bpt"))
+    tooltip = [alt.Tooltip("series", title=t("col_series")), alt.Tooltip("vocab", title=t("col_vocab")),
+               alt.Tooltip("bpt:Q", format=".2f", title=t("col_bytes_per_token"))]
+    line_chart = alt.Chart(lines).mark_line(strokeWidth=3).encode(x=x, y=y, color=alt.Color("series:N", title=None),
+                                                                   tooltip=tooltip)
+    held_points = alt.Chart(lines[lines.series == heldout]).mark_point(size=70, filled=True).encode(x=x, y=y, color="series:N")
+    ref_points = alt.Chart(refs).mark_point(size=160, shape="diamond", filled=True, color="#333").encode(x=x, y=y,
+                                                                                                         tooltip=tooltip)
     ref_labels = alt.Chart(refs).mark_text(align="center", dy=-16, fontSize=14, fontWeight="bold").encode(x=x, y=y, text="series")
     st.altair_chart((line_chart + held_points + ref_points + ref_labels).properties(height=420), width="stretch")
-    st.caption(f"One training run ({data['merges']:,} merges), measured after every merge on the training text; the held-out "
-               f"curve encodes the last {percent} % ({data['heldout_chars']:,} characters) with the first k merges. "
-               "The real tokenizers (diamonds) are measured on the same held-out text.")
-    steps_table = metrics.doublings(data["heldout"])
-    if steps_table:
-        st.markdown("**What each doubling bought (held-out text)**")
-        st.dataframe(pd.DataFrame({
-            "vocab size": [f"{d.from_size:,} → {d.to_size:,}" for d in steps_table],
-            "bytes/token": [f"{d.from_bpt:.2f} → {d.to_bpt:.2f}" for d in steps_table],
-            "bought": [d.sentence() for d in steps_table],
-        }), hide_index=True)
+
+
+def doubling_table(points: list[tuple[int, float]]) -> None:
+    rows = metrics.doublings(points)
+    if not rows:
+        return
+    st.markdown(f"**{t('doublings_title')}**")
+    st.dataframe(pd.DataFrame({
+        t("col_vocab"): [f"{d.from_size:,} → {d.to_size:,}" for d in rows],
+        t("col_bytes_per_token"): [f"{d.from_bpt:.2f} → {d.to_bpt:.2f}" for d in rows],
+        t("col_bought"): [t("doubling_bought", gain=d.gain) for d in rows],
+    }), hide_index=True)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def language_rows(digest: str, settings: tuple, _tok: bpeviz.Tokenizer | None) -> pd.DataFrame:
+def language_rows(digest: str, settings: Settings, trained_label: str, toy_label: str,
+                  _tok: bpeviz.Tokenizer | None) -> pd.DataFrame:
     """Tokens, words, bytes and premium per language and tokenizer (cached per trained tokenizer)."""
     texts = {code: corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES}
-    toy = lesson.train_cached(lesson.CorpusChoice("toy", shipped="toy_pt"), 64, "chars", "gpt2", "first")
+    toy_preset = corpora.CORPORA[corpora.DEFAULT_CORPUS]
+    toy = runs.run(sources.Shipped(toy_preset.key), Settings(vocab_size=toy_preset.vocab_size, level=toy_preset.level))
     encoders = {}
     if _tok is not None:
-        encoders["trained here"] = _tok.encode_ordinary
-    encoders["toy Portuguese"] = toy.encode_ordinary
-    for name in REFERENCE_NAMES:
-        encoders[LABELS[name]] = views.reference(name).encode_ordinary
+        encoders[trained_label] = _tok.encode_ordinary
+    encoders[toy_label] = toy.encode_ordinary
+    for name, encoding in ENCODINGS.items():
+        encoders[encoding.label] = views.reference(name).encode_ordinary
     rows = metrics.language_table(texts, encoders)
     return pd.DataFrame({
-        "language": [corpora.UDHR_LANGUAGES[r.language] + (" *" if r.language in corpora.NO_SPACES else "") for r in rows],
         "code": [r.language for r in rows],
         "tokenizer": [r.tokenizer for r in rows],
         "tokens": [r.tokens for r in rows],
         "words": [r.words for r in rows],
         "bytes": [r.n_bytes for r in rows],
-        "tokens per word": [round(r.tokens_per_word, 3) for r in rows],
-        "bytes per token": [round(r.bytes_per_token, 3) for r in rows],
+        "tokens_per_word": [round(r.tokens_per_word, 3) for r in rows],
+        "bytes_per_token": [round(r.bytes_per_token, 3) for r in rows],
         "premium": [round(r.premium, 3) for r in rows],
     })
 
 
+MEASURES = ("premium", "tokens_per_word", "bytes_per_token", "tokens")
+COLUMN_KEYS = {"language": "col_language", "tokenizer": "col_tokenizer", "tokens": "col_tokens", "words": "col_words",
+               "bytes": "col_bytes", "tokens_per_word": "col_tokens_per_word", "bytes_per_token": "col_bytes_per_token",
+               "premium": "col_premium"}
+
+
 def language_chart(tok: bpeviz.Tokenizer | None) -> None:
-    st.subheader(t("chart_languages", lesson.lang()))
-    choice = lesson.corpus_choice()[0]
-    ss = st.session_state
-    digest = lesson.corpus_digest(choice) if choice is not None and tok is not None else "none"
-    settings = (int(ss.vocab_size), str(ss.level), lesson.current_pretokenizer(), str(ss.tie_break))
-    table = language_rows(digest, settings, tok)
+    st.subheader(t("chart_languages"))
+    lesson = sidebar.current()
+    digest = sources.digest(lesson.source) if lesson.source is not None and tok is not None else "none"
+    table = language_rows(digest, lesson.settings, t("trained_here"), t("toy_tokenizer"), tok).copy()
+    table.insert(0, "language", [t(f"udhr_{code}") + (" *" if code in corpora.NO_SPACES else "") for code in table.code])
     c1, c2, c3 = st.columns([2, 1, 1])
-    languages = c1.multiselect("Languages", list(corpora.UDHR_LANGUAGES), default=list(corpora.UDHR_LANGUAGES),
-                               format_func=corpora.UDHR_LANGUAGES.get, key="lang_pick")
-    measure = c2.selectbox("Measure", ["premium", "tokens per word", "bytes per token", "tokens"], key="lang_measure")
-    sort_by = c3.selectbox("Sort by", ["premium (o200k_base)", "premium (GPT-2)", "language"], key="lang_sort")
+    languages = c1.multiselect(t("languages"), list(corpora.UDHR_LANGUAGES), default=list(corpora.UDHR_LANGUAGES),
+                               format_func=labels("udhr_{}"), key="lang_pick")
+    measure = c2.selectbox(t("measure"), MEASURES, key="lang_measure", format_func=bound(lambda m, lg: t(COLUMN_KEYS[m], lg)))
+    sort_by = c3.selectbox(t("sort_by"), ("o200k_base", "gpt2", "language"), key="lang_sort",
+                           format_func=bound(lambda k, lg: t("col_language", lg) if k == "language"
+                                             else t("premium_of", lg, name=ENCODINGS[k].label)))
     shown = table[table.code.isin(languages)]
     if shown.empty:
-        st.info("Pick at least one language.")
+        st.info(t("pick_a_language"))
         return
     if sort_by == "language":
         order = sorted(shown.language.unique())
     else:
-        ref = LABELS["o200k_base"] if "o200k" in sort_by else LABELS["gpt2"]
-        order = list(shown[shown.tokenizer == ref].sort_values("premium", ascending=False).language)
+        order = list(shown[shown.tokenizer == ENCODINGS[sort_by].label].sort_values("premium", ascending=False).language)
+    tooltip = [alt.Tooltip(c, title=t(COLUMN_KEYS[c])) for c in ("language", "tokenizer", "tokens", "words", "tokens_per_word",
+                                                                   "bytes_per_token", "premium")]
     chart = alt.Chart(shown).mark_point(filled=True, size=110).encode(
         y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelFontSize=13, labelLimit=240)),
-        x=alt.X(f"{measure}:Q", title=measure),
+        x=alt.X(f"{measure}:Q", title=t(COLUMN_KEYS[measure])),
         color=alt.Color("tokenizer:N", legend=alt.Legend(orient="top", title=None)),
         shape=alt.Shape("tokenizer:N", legend=None),
-        tooltip=["language", "tokenizer", "tokens", "words", "tokens per word", "bytes per token", "premium"],
+        tooltip=tooltip,
     ).properties(height=alt.Step(22))
     rule = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="#888").encode(x="x:Q")
     st.altair_chart(chart + rule if measure == "premium" else chart, width="stretch")
-    st.caption("Premium = tokens for this language ÷ tokens for English, same content and tokenizer (Petrov et al., 2023). "
-               "* Thai, Japanese and Chinese are written without spaces between words, so tokens per word means little "
-               "there: read the premium. Text: the UDHR preamble and Articles 1–10.")
-    st.dataframe(shown.drop(columns=["code"]), hide_index=True)
-    st.download_button("Download the table (CSV)", shown.to_csv(index=False).encode(), file_name="bpeviz-languages.csv",
+    st.caption(t("languages_caption"))
+    table_shown = shown.drop(columns=["code"]).rename(columns={c: t(k) for c, k in COLUMN_KEYS.items()})
+    st.dataframe(table_shown, hide_index=True)
+    st.download_button(t("download_csv"), table_shown.to_csv(index=False).encode(), file_name="bpeviz-languages.csv",
                        mime="text/csv")
 
 
 def portuguese_panel(tok: bpeviz.Tokenizer | None) -> None:
-    st.subheader(t("chart_portuguese", lesson.lang()))
+    st.subheader(t("chart_portuguese"))
     gpt2 = views.reference("gpt2")
     rows = []
     for (language, _length), sentence in LESSON_SENTENCES.items():
         words = metrics.count_words(sentence)
         n_gpt2 = len(gpt2.encode_ordinary(sentence))
-        row = {"sentence": sentence, "language": language, "words": words, "GPT-2 tokens": n_gpt2,
-               "GPT-2 tokens/word": round(n_gpt2 / words, 2)}
+        row = {t("col_sentence"): sentence, t("col_language"): t(f"language_{language}"), t("col_words"): words,
+               t("col_gpt2_tokens"): n_gpt2, t("col_gpt2_per_word"): round(n_gpt2 / words, 2)}
         if tok is not None:
             n = len(tok.encode_ordinary(sentence))
-            row.update({"trained tokens": n, "trained tokens/word": round(n / words, 2)})
+            row.update({t("col_trained_tokens"): n, t("col_trained_per_word"): round(n / words, 2)})
         rows.append(row)
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
-    st.caption("GPT-2 learned its merges mostly from English web text: English words are often one token, "
-               "Portuguese words with accents split into several.")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                 column_config={t("col_sentence"): st.column_config.TextColumn(width="large")})
+    st.caption(t("portuguese_caption"))
 
 
-lg = lesson.lang()
-st.title(t("charts_title", lg))
-_, trained = lesson.tokenizer()
+st.title(t("charts_title"))
+trained = runs.for_page(sidebar.current())
 vocab_chart()
 language_chart(trained)
 portuguese_panel(trained)

@@ -1,71 +1,75 @@
-"""Files page: download the trained tokenizer in several formats; import a real one and replay it."""
+"""Files page: download the trained tokenizer in every format; import a real one and replay it."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from app_pages import lesson, views
-from app_pages.i18n import t
-from bpeviz import interop, render
+from bpeviz import formats, render
+from bpeviz.tokenizer import Tokenizer
+from bpeviz_app import runs, sidebar, views
+from bpeviz_app.i18n import error_text, t
 
-FORMAT_NOTES = {
-    "json": "bpeviz's own file: settings, merges with counts and history. Load it back with bpeviz.load().",
-    "csv": "The merge table: rank, left, right, token, id, count.",
-    "vocab": "A listing to read, minbpe style: [a][b] -> [ab] id.",
-    "tiktoken": "Mergeable ranks for tiktoken.Encoding (the split pattern goes in the .json beside it).",
-    "hf": "A Hugging Face tokenizers tokenizer.json (byte-level BPE, same ids as here).",
-}
+MAX_IMPORT_MERGES = 200_000
+
+
+def export_row(tok: Tokenizer, fmt: formats.Format) -> None:
+    c1, c2 = st.columns([1, 3])
+    label = t(f"format_label_{fmt.name}", default=fmt.label)
+    try:
+        data = fmt.write(tok)
+    except ValueError as exc:
+        c1.button(t("format_unavailable", label=label), disabled=True, key=f"export_{fmt.name}", width="stretch")
+        c2.caption(render.md(error_text(exc)))
+        return
+    name = f"bpeviz-{tok.level}-{tok.vocab_size}{fmt.extension}"
+    c1.download_button(t("download_format", label=label), data, file_name=name, key=f"export_{fmt.name}", width="stretch",
+                       on_click="ignore")
+    c2.caption(t(f"format_{fmt.name}", default=fmt.note))
+    if fmt.sidecar is not None:
+        c2.download_button(t("download_sidecar"), fmt.sidecar(tok), file_name=name + ".json", key=f"export_{fmt.name}_side",
+                           on_click="ignore")
 
 
 def export_section() -> None:
-    st.subheader("Export the tokenizer trained here")
-    _, tok = lesson.tokenizer()
+    st.subheader(t("export_title"))
+    tok = runs.for_page(sidebar.current())
     if tok is None:
         return
-    for fmt in interop.FORMATS:
-        c1, c2 = st.columns([1, 3])
-        try:
-            data = interop.export(tok, fmt)
-        except ValueError as exc:
-            c1.button(f"{fmt} (not available)", disabled=True, key=f"export_{fmt}")
-            c2.caption(str(exc))
-            continue
-        name = f"bpeviz-{tok.level}-{tok.vocab_size}{interop.EXTENSIONS[fmt]}"
-        c1.download_button(f"Download {fmt}", data, file_name=name, key=f"export_{fmt}", width="stretch")
-        c2.caption(FORMAT_NOTES[fmt])
-        if fmt == "tiktoken":
-            c2.download_button("…and its split pattern (.json)", interop.tiktoken_sidecar(tok), file_name=name + ".json",
-                               key="export_tiktoken_side")
+    for fmt in formats.FORMATS.values():
+        export_row(tok, fmt)
 
 
 def import_section() -> None:
-    st.subheader("Import a real tokenizer and replay its merges")
-    st.caption("A Hugging Face tokenizer.json (byte-level BPE), a .tiktoken file, or a bpeviz JSON. "
-               "To step through its merges on the Train page, pick “Replay a tokenizer file” in the sidebar "
-               "(or “Replay GPT-2's merges” for GPT-2's own).")
-    upload = st.file_uploader("Tokenizer file", type=["json", "tiktoken"], key="import_file", max_upload_size=lesson.MAX_IMPORT_MB)
+    st.subheader(t("import_title"))
+    st.caption(t("import_caption"))
+    upload = st.file_uploader(t("tokenizer_file", cap=sidebar.MAX_TOKENIZER_MB), type=["json", "tiktoken", "csv", "vocab"],
+                              key="import_file", max_upload_size=sidebar.MAX_TOKENIZER_MB)
     if upload is None:
         return
-    if upload.size > lesson.MAX_IMPORT_MB * 1_000_000:
-        st.error(f"{upload.name} is larger than {lesson.MAX_IMPORT_MB} MB.")
+    if upload.size > sidebar.MAX_TOKENIZER_MB * 1_000_000:
+        st.error(t("too_big", name=render.md(upload.name), size=upload.size / 1e6, cap=sidebar.MAX_TOKENIZER_MB))
         return
-    n = st.number_input("Replay the first N merges", 1, 200_000, 1000, key="import_n")
+    n = st.number_input(t("replay_first_n"), 1, MAX_IMPORT_MERGES, 1000, key="import_n")
     try:
-        tok = interop.import_data(upload.getvalue(), upload.name, n_merges=int(n))
+        tok = formats.import_data(upload.getvalue(), upload.name, n_merges=int(n))
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(render.md(error_text(exc)))
         return
-    st.success(f"{upload.name}: {len(tok.merges):,} merges replayed at level bytes (ids renumbered from 256).")
-    st.dataframe(pd.DataFrame({"rank": [m.rank for m in tok.merges[:200]],
-                               "merge": [f"{render.show(m.left)} + {render.show(m.right)} → {render.show(m.token)}" for m in tok.merges[:200]]}),
+    st.success(t("imported", name=render.md(upload.name), n=len(tok.merges), level=t(f"level_{tok.level}")))
+    shown = tok.merges[:200]
+    st.dataframe(pd.DataFrame({t("col_rank"): [m.rank for m in shown],
+                               t("col_merge"): [render.merge_text(m) for m in shown]}),
                  hide_index=True, height=260)
-    k = st.slider("Encode with the first k merges", 0, len(tok.merges), len(tok.merges), key="import_k")
-    text = st.text_input("Text", "The cat climbed onto the roof.", key="import_text")
+    k = st.slider(t("encode_with_k"), 0, len(tok.merges), len(tok.merges), key="import_k")
+    text = st.text_input(t("text"), "The cat climbed onto the roof.", key="import_text")
     prefix = tok.truncated(int(k))
-    views.chips([(i, prefix.token_of(i)) for i in prefix.encode_ordinary(text)], show_ids=True)
+    try:
+        views.chips([(i, prefix.token_of(i)) for i in prefix.encode_ordinary(text)], tok=prefix, show_ids=True)
+    except ValueError as exc:
+        st.error(render.md(error_text(exc)))
 
 
-st.title(t("files_title", lesson.lang()))
+st.title(t("files_title"))
 export_section()
 import_section()

@@ -10,15 +10,18 @@ import pandas as pd
 import streamlit as st
 
 import bpeviz
-from app_pages import lesson, views
-from app_pages.i18n import t
-from bpeviz import corpora, render
-from bpeviz.reference_encodings import LABELS, REFERENCE_NAMES
+from bpeviz import corpora, render, sources
+from bpeviz.records import Settings
+from bpeviz.reference_encodings import ENCODINGS
+from bpeviz_app import runs, sidebar, views
+from bpeviz_app.i18n import bound, corpus_label, t
 
 MAX_QUIRK_TEXT = 5_000
+TOY = sources.Shipped(corpora.DEFAULT_CORPUS)
+TOY_SETTINGS = Settings(vocab_size=corpora.CORPORA[corpora.DEFAULT_CORPUS].vocab_size, level="chars")
 
 
-def editable(key: str, default: str, label: str = "Text", *, area: bool = False) -> str:
+def editable(key: str, default: str, label: str, *, area: bool = False) -> str:
     """An editable text for a panel; its value survives reruns and page switches."""
     if key not in st.session_state:
         st.session_state[key] = default
@@ -26,152 +29,139 @@ def editable(key: str, default: str, label: str = "Text", *, area: bool = False)
         st.session_state[key] = st.session_state[key]
     text = (st.text_area if area else st.text_input)(label, key=key)
     if len(text) > MAX_QUIRK_TEXT:
-        st.warning(f"Only the first {MAX_QUIRK_TEXT:,} characters are used here.")
+        st.warning(t("quirk_text_cut", cap=MAX_QUIRK_TEXT))
         text = text[:MAX_QUIRK_TEXT]
     return text
 
 
-def splits(text: str, names=REFERENCE_NAMES) -> dict[str, str]:
+def pieces_of(name: str, text: str) -> list[str]:
+    """How a real encoding cuts text, each piece shown with ␣ and escapes."""
+    enc = views.reference(name)
+    return [render.show(enc.decode_single_token_bytes(i)) for i in enc.encode_ordinary(text)]
+
+
+def splits(text: str) -> dict[str, str]:
     """How each real encoding cuts text, as 'a|b|c'."""
-    out = {}
-    for name in names:
-        enc = views.reference(name)
-        out[LABELS[name]] = "|".join(render.show(enc.decode_single_token_bytes(i)) for i in enc.encode_ordinary(text))
-    return out
+    return {encoding.label: "|".join(pieces_of(name, text)) for name, encoding in ENCODINGS.items()}
 
 
 def numbers_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander(t("q_numbers", lesson.lang()), icon=":material/pin:", expanded=True):
-        text = editable("q_numbers", "1234 12345 1000000 3.14159 2024", "Numbers")
+    with st.expander(t("q_numbers"), icon=":material/pin:", expanded=True):
+        text = editable("q_numbers", "1234 12345 1000000 3.14159 2024", t("numbers"))
         views.compare(text, tok, show_table=False)
-        rows = [{"number": n, **splits(n)} for n in text.split()[:12]]
+        rows = [{t("col_number"): n, **splits(n)} for n in text.split()[:12]]
         st.dataframe(pd.DataFrame(rows), hide_index=True)
-        st.markdown("GPT-2 merges digits like letters, so `12345` splits wherever frequent digit runs happened to be "
-                    "merged: the same quantity gets different pieces in different numbers. cl100k_base and o200k_base "
-                    "pre-split digits into groups of at most three from the left (`123|45`), so arithmetic sees "
-                    "regular chunks. Some models (LLaMA) go further and split every digit.")
+        st.markdown(t("numbers_explained"))
 
 
 def indentation_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander(t("q_indent", lesson.lang()), icon=":material/format_indent_increase:"):
-        text = editable("q_indent", "    x = 1\n        x = 1\n\tx = 1", "Lines of code", area=True)
+    with st.expander(t("q_indent"), icon=":material/format_indent_increase:"):
+        text = editable("q_indent", "    x = 1\n        x = 1\n\tx = 1", t("lines_of_code"), area=True)
         for line in text.splitlines()[:6]:
-            st.markdown(f"`{render.visible(line)}` → " + " · ".join(f"{k}: {v.count('|') + 1} tokens" for k, v in splits(line).items()))
+            counts = " · ".join(f"{render.md(label)}: {t('n_tokens_short', n=v.count('|') + 1)}"
+                                for label, v in splits(line).items())
+            st.markdown(f"{render.code(render.visible(line))} → {counts}")
         views.compare(text, tok, show_table=False)
-        st.markdown("GPT-2 has no tokens for runs of spaces, so every indented line of code spends one token per "
-                    "space. cl100k_base learned tokens for runs of spaces, which is one reason it reads code so "
-                    "much more cheaply.")
+        st.markdown(t("indent_explained"))
 
 
 def spelling_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander(t("q_spell", lesson.lang()), icon=":material/spellcheck:"):
-        word = editable("q_spell", "strawberry", "Word")
-        letter = st.text_input("Letter to count", "r", max_chars=1, key="q_letter") or "r"
-        enc = views.reference("cl100k_base")
-        pieces = [enc.decode_single_token_bytes(i).decode("utf-8", "replace") for i in enc.encode_ordinary(word)]
-        st.markdown(f"**Letters:** {' '.join(word)} → `{letter}` occurs **{word.count(letter)}** times.  \n"
-                    f"**What the model sees (cl100k_base):** {len(pieces)} tokens: "
-                    + " ".join(f"`{render.show(p)}`" for p in pieces))
-        reversed_word = word[::-1]
-        st.markdown(f"**Reversed:** `{reversed_word}` → " + " ".join(
-            f"`{render.show(enc.decode_single_token_bytes(i))}`" for i in enc.encode_ordinary(reversed_word)))
+    with st.expander(t("q_spell"), icon=":material/spellcheck:"):
+        word = editable("q_spell", "strawberry", t("word"))
+        letter = st.text_input(t("letter_to_count"), "r", max_chars=1, key="q_letter") or "r"
+        pieces = pieces_of("cl100k_base", word)
+        letters = t("letters_line", letters=render.md(" ".join(word)), letter=render.code(letter), n=word.count(letter))
+        st.markdown(letters + "  \n" + t("model_sees", n=len(pieces)) + " " + " ".join(render.code(p) for p in pieces))
+        st.markdown(t("reversed_line", word=render.code(word[::-1])) + " "
+                    + " ".join(render.code(p) for p in pieces_of("cl100k_base", word[::-1])))
         views.compare(word, tok, show_table=False)
-        st.markdown("A model receives token ids, not letters: counting letters or reversing a word asks it to recall "
-                    "the spelling of each token, which it only learned indirectly.")
+        st.markdown(t("spell_explained"))
 
 
 def leading_space_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander(t("q_space", lesson.lang()), icon=":material/space_bar:"):
-        text = editable("q_space", "the the The THE", "Words")
+    with st.expander(t("q_space"), icon=":material/space_bar:"):
+        text = editable("q_space", "the the The THE", t("words"))
         views.compare(text, tok, show_table=False)
         note = views.leading_space_note(text)
         if note:
             st.info(note)
-        st.markdown("The space belongs to the word that follows it. `the` at the start of a text, ` the` inside a "
-                    "sentence and `The` are three different ids: the model must learn that they mean the same.")
+        st.markdown(t("space_explained"))
 
 
 def glitch_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander(t("q_glitch", lesson.lang()), icon=":material/bug_report:"):
-        st.markdown("A token that was frequent in the tokenizer's training text but rare in the model's training text "
-                    "gets an embedding that is barely trained. GPT-2's ` SolidGoldMagikarp` (a Reddit user name) is the "
-                    "famous one: one token in GPT-2, and ChatGPT-era models could not repeat it.")
+    with st.expander(t("q_glitch"), icon=":material/bug_report:"):
+        st.markdown(t("glitch_explained"))
         views.compare(" SolidGoldMagikarp", None, show_table=False)
         if tok is None:
             return
-        key = st.selectbox("Held-out text", [k for k in corpora.CORPORA if k != "toy_pt"], index=list(corpora.CORPORA).index("udhr-pt") - 1,
-                           format_func=lambda k: corpora.CORPORA[k].label, key="q_glitch_text")
+        choices = [k for k in corpora.CORPORA if k != corpora.DEFAULT_CORPUS]
+        key = st.selectbox(t("heldout_text"), choices, index=choices.index("udhr-pt"),
+                           format_func=bound(corpus_label), key="q_glitch_text")
         used = Counter(tok.encode_ordinary(corpora.corpus_text(key)))
         unused = [m for m in tok.merges if used[m.id] == 0]
-        st.markdown(f"**{len(unused)} of {len(tok.merges)}** merged tokens of the tokenizer trained here never occur in this text. "
-                    "The earliest merges (frequent in training) are the best glitch candidates:")
-        st.dataframe(pd.DataFrame({"rank": [m.rank for m in unused[:25]], "token": [render.show(m.token) for m in unused[:25]],
-                                   "count in training": [m.count for m in unused[:25]]}), hide_index=True)
+        st.markdown(t("glitch_unused", n=len(unused), total=len(tok.merges)))
+        st.dataframe(pd.DataFrame({t("col_rank"): [m.rank for m in unused[:25]],
+                                   t("col_token"): [render.show(m.token) for m in unused[:25]],
+                                   t("col_count_training"): [m.count for m in unused[:25]]}), hide_index=True)
 
 
 def cut_character_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander(t("q_cut", lesson.lang()), icon=":material/content_cut:"):
-        text = editable("q_cut", "café — naïve — 日本語", "Text to decode token by token")
+    with st.expander(t("q_cut"), icon=":material/content_cut:"):
+        text = editable("q_cut", "café — naïve — 日本語", t("text_to_decode"))
         enc = views.reference("gpt2")
         ids = enc.encode_ordinary(text)
-        rows = [{"token id": i, "bytes": repr(enc.decode_single_token_bytes(i)),
-                 "decoded alone": enc.decode([i]).replace(" ", "␣")} for i in ids]
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        alone = [enc.decode([i]) for i in ids]
+        st.dataframe(pd.DataFrame({t("col_token_id"): ids, t("col_bytes"): [repr(enc.decode_single_token_bytes(i)) for i in ids],
+                                   t("col_decoded_alone"): [render.visible(a) for a in alone]}), hide_index=True)
         joined = enc.decode(ids)
-        broken = sum("\ufffd" in r["decoded alone"] for r in rows)
-        st.markdown(f"GPT-2: **{broken}** of {len(ids)} tokens end mid-character and decode alone to `�`. "
-                    f"Decoded together: `{joined}` {'✓' if joined == text else '✗'}")
-        st.markdown("Byte-level BPE merges bytes, not characters, so a token can hold half of `日` (3 bytes in UTF-8). "
-                    "A streaming API that sent each token's text at once would print `�`; it buffers bytes until "
-                    "they form whole characters.")
+        broken = sum("\ufffd" in a for a in alone)
+        st.markdown(t("cut_count", broken=broken, n=len(ids)) + " " + t("decoded_together", text=render.code(joined))
+                    + (" ✓" if joined == text else " ✗"))
+        st.markdown(t("cut_explained"))
         if tok is not None and tok.level == "bytes":
             views.chips([(i, tok.token_of(i)) for i in tok.encode_ordinary(text)], tok=tok, show_ids=True)
 
 
 def normalization_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander(t("q_nfc", lesson.lang()), icon=":material/text_rotation_none:"):
-        word = editable("q_nfc", "ação café", "Words with accents")
+    with st.expander(t("q_nfc"), icon=":material/text_rotation_none:"):
+        word = editable("q_nfc", "ação café", t("words_with_accents"))
         for form in ("NFC", "NFD"):
             text = unicodedata.normalize(form, word)
             points = " ".join(f"U+{ord(ch):04X}" for ch in text)
-            st.markdown(f"**{form}** · {len(text)} code points, {len(text.encode())} bytes: `{points}`")
+            st.markdown(f"**{form}** · {t('code_points', n=len(text), bytes=len(text.encode()))}: {render.code(points)}")
             views.compare(text, tok, show_table=False)
-        st.markdown("`é` can be one code point (NFC) or `e` plus a combining accent (NFD). They look the same but "
-                    "are different bytes, so a tokenizer sees different tokens, usually more of them for NFD. "
-                    "Many pipelines normalise text to NFC before tokenizing for this reason.")
+        st.markdown(t("nfc_explained"))
 
 
 def unseen_panel() -> None:
-    with st.expander(t("q_unseen", lesson.lang()), icon=":material/travel_explore:"):
-        toy = lesson.train_cached(lesson.CorpusChoice("toy", shipped="toy_pt"), 64, "chars", "gpt2", "first")
-        text = editable("q_unseen", "pássaro · The cat climbed onto the roof.", "Text the toy corpus never saw")
-        views.compare(text, toy, trained_label="toy Portuguese tokenizer (64)", show_table=True)
-        st.markdown("The toy tokenizer learned ` gato`, ` no`, ` sub`… from eight sentences. A new word falls apart "
-                    "into known pieces and single characters; characters it never saw (dashed chips) fall back to "
-                    "their UTF-8 bytes, so nothing is ever unknown, just expensive.")
+    with st.expander(t("q_unseen"), icon=":material/travel_explore:"):
+        toy = runs.run(TOY, TOY_SETTINGS)
+        text = editable("q_unseen", "pássaro · The cat climbed onto the roof.", t("text_never_seen"))
+        views.compare(text, toy, label=t("toy_tokenizer"), show_table=True)
+        st.markdown(t("unseen_explained"))
 
 
 def usage_panel(tok: bpeviz.Tokenizer | None) -> None:
-    with st.expander(t("q_zipf", lesson.lang()), icon=":material/bar_chart:"):
+    with st.expander(t("q_zipf"), icon=":material/bar_chart:"):
         if tok is None:
-            st.info("Train a tokenizer first.")
+            st.info(t("train_first"))
             return
-        key = st.selectbox("Text", list(corpora.CORPORA), key="q_zipf_text", format_func=lambda k: corpora.CORPORA[k].label)
-        counts = Counter(tok.encode_ordinary(corpora.corpus_text(key)))
+        key = st.selectbox(t("text"), list(corpora.CORPORA), key="q_zipf_text", format_func=bound(corpus_label))
+        vocab = tok.vocab_size
+        counts = Counter(i for i in tok.encode_ordinary(corpora.corpus_text(key)) if i < vocab)  # byte fallback is not vocabulary
         freq = sorted(counts.values(), reverse=True)
         data = pd.DataFrame({"rank": range(1, len(freq) + 1), "uses": freq})
         chart = alt.Chart(data).mark_line(point=True).encode(
-            x=alt.X("rank:Q", scale=alt.Scale(type="log"), title="token rank by use (log)"),
-            y=alt.Y("uses:Q", scale=alt.Scale(type="log"), title="uses (log)"), tooltip=["rank", "uses"])
+            x=alt.X("rank:Q", scale=alt.Scale(type="log"), title=t("zipf_x")),
+            y=alt.Y("uses:Q", scale=alt.Scale(type="log"), title=t("zipf_y")),
+            tooltip=[alt.Tooltip("rank", title=t("col_rank")), alt.Tooltip("uses", title=t("zipf_y"))])
         st.altair_chart(chart.properties(height=300), width="stretch")
-        vocab = tok.n_base + len(tok.merges)
-        st.markdown(f"{len(counts):,} of {vocab:,} tokens used; {vocab - len([i for i in counts if i < vocab]):,} never used on this text.")
+        st.markdown(t("zipf_used", used=len(counts), vocab=vocab, unused=vocab - len(counts)))
 
 
-lg = lesson.lang()
-st.title(t("quirks_title", lg))
-st.caption(t("q_caption", lg))
-_, trained = lesson.tokenizer()
+st.title(t("quirks_title"))
+st.caption(t("q_caption"))
+trained = runs.for_page(sidebar.current())
 numbers_panel(trained)
 indentation_panel(trained)
 spelling_panel(trained)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from common import median_time
 
 import bpeviz
-from bpeviz import corpora, interop
+from bpeviz import corpora, formats
 
 
 def main() -> None:
@@ -21,7 +21,7 @@ def main() -> None:
     text = (text * 2)[:1_000_000]
     mb = len(text.encode()) / 1e6
     tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=4096, level="bytes", pretokenizer="gpt4")
-    ours_in_tiktoken = interop.tiktoken_encoding(tok)
+    ours_in_tiktoken = formats.tiktoken_encoding(tok)
     cl100k = bpeviz.reference("cl100k_base")
     assert ours_in_tiktoken.encode_ordinary(text) == tok.encode_ordinary(text)
     cold = median_time(lambda: tok.truncated(len(tok.merges)).encode_ordinary(text), repeat=3)

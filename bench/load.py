@@ -137,7 +137,8 @@ def main() -> None:
     args = parser.parse_args()
     results, up, wall = load(args.sessions, args.url)
     for r in results:
-        print(f"session {r['session']:2d}: {r['seconds']:6.1f} s  {'ok' if r['ok'] else 'FAILED ' + r.get('error', '') + ' leaked: ' + str(r['leaked'])}")
+        verdict = "ok" if r["ok"] else f"FAILED {r.get('error', '')} leaked: {r['leaked']}"
+        print(f"session {r['session']:2d}: {r['seconds']:6.1f} s  {verdict}")
     times = [r["seconds"] for r in results]
     print(f"\n{sum(r['ok'] for r in results)}/{len(results)} sessions correct; wall {wall:.1f} s; "
           f"median {statistics.median(times):.1f} s, max {max(times):.1f} s; server {'up' if up else 'DOWN'}")

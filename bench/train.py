@@ -34,7 +34,7 @@ def main() -> None:
     for vocab_size in (1024, 4096):
         for mode in ("gpt2", "none"):
             fast = median_time(lambda v=vocab_size, m=mode: bpeviz.train(text, vocab_size=v, level="bytes", pretokenizer=m))
-            hf = median_time(lambda v=vocab_size, m=mode: hf_train(text, v, pretokenize.PRETOKENIZERS[m]))
+            hf = median_time(lambda v=vocab_size, m=mode: hf_train(text, v, pretokenize.PRETOKENIZERS[m].pattern))
             naive = None if args.quick else naive_seconds(text, vocab_size, mode)
             label = "split (gpt2)" if mode == "gpt2" else "raw (none)"
             hf_ratio = f"{hf / fast:7.2f}x" if hf else "   n/a"

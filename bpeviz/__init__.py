@@ -10,16 +10,21 @@ Heavy imports (tiktoken) wait until `reference` is called.
 
 from __future__ import annotations
 
+from .errors import BpevizError
+from .formats import load
 from .pretokenize import PRETOKENIZERS, PatternError, Piece, split_pieces, split_text
-from .tokenizer import ENDOFTEXT, LEVELS, Merge, Settings, Tokenizer, TraceStep, load, train
-from .trainer import TIE_BREAK_RULES, TIE_BREAKS
+from .records import ENDOFTEXT, LEVELS, Merge, Settings, TraceStep
+from .rules import TIE_BREAKS, TIE_RULES
+from .tokenizer import Tokenizer
+from .training import train
 
 __all__ = [
     "ENDOFTEXT",
+    "BpevizError",
     "LEVELS",
     "PRETOKENIZERS",
     "TIE_BREAKS",
-    "TIE_BREAK_RULES",
+    "TIE_RULES",
     "Merge",
     "PatternError",
     "Piece",
@@ -36,7 +41,7 @@ __version__ = "0.1.0"
 
 
 def reference(name: str):  # -> tiktoken.Encoding
-    """A real OpenAI encoding ("gpt2", "cl100k_base", "o200k_base") built offline from shipped data."""
+    """A real tokenizer ("gpt2", "cl100k_base", "o200k_base", ...) built offline from shipped data."""
     from .reference_encodings import reference as _reference
 
     return _reference(name)

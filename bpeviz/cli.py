@@ -1,6 +1,7 @@
 """The `bpeviz` command: train, encode, export and import from a terminal.
 
 Bad input prints one line starting with "bpeviz: error:" and exits 2; never a traceback.
+Choices (levels, splits, tie rules, encodings, formats) are read from the library's registries.
 """
 
 from __future__ import annotations
@@ -11,23 +12,59 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import pretokenize, render
-from .tokenizer import LEVELS, Merge, Tokenizer, load, train
-from .trainer import TIE_BREAKS
+from . import formats, pretokenize, render
+from .records import LEVELS, Merge
+from .reference_encodings import ENCODINGS
+from .rules import TIE_RULES
+from .tokenizer import Tokenizer
+from .training import train
+
+MAX_COLUMN = 32  # widest token column before alignment gives up
 
 
 class UsageError(Exception):
     pass
 
 
-def _fmt_token(token: str | bytes) -> str:
-    return repr(token) if isinstance(token, bytes) else render.show(token)
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage mistake as one `bpeviz: error:` line and exit 2, as every other error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"bpeviz: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
 
 
-def merge_line(m: Merge) -> str:
-    """Example: "merge   1: b'e' + b' '   -> b'e '     (occurred 4433 times)" """
-    pair = f"{_fmt_token(m.left)} + {_fmt_token(m.right)}"
-    return f"merge {m.rank:3d}: {pair:<14}-> {_fmt_token(m.token):<10}(occurred {m.count} times)"
+def _whole(minimum: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is less than {minimum}")
+        return value
+
+    return parse
+
+
+def token_text(token: str | bytes, literal: bool = False) -> str:
+    """A token for the terminal: readable (␣, \\xNN) or, with literal, Python's repr as minbpe prints it."""
+    return repr(token) if literal else render.show(token)
+
+
+def merge_lines(merges: Sequence[Merge], literal: bool = False) -> list[str]:
+    """One aligned line per merge. Example: "merge   1: ␣ + n   -> ␣n  (7 times)" """
+    pairs = [f"{token_text(m.left, literal)} + {token_text(m.right, literal)}" for m in merges]
+    tokens = [token_text(m.token, literal) for m in merges]
+    pair_width = min(max(map(render.width, pairs), default=0), MAX_COLUMN)
+    token_width = min(max(map(render.width, tokens), default=0), MAX_COLUMN)
+    rank_width = len(str(merges[-1].rank)) if merges else 1
+    lines = []
+    for m, pair, token in zip(merges, pairs, tokens):
+        count = f"occurred {m.count:,} times" if m.count else "count unknown"
+        rank = f"{m.rank:>{max(rank_width, 3)}}"
+        lines.append(f"merge {rank}: {render.pad(pair, pair_width)} -> {render.pad(token, token_width)} ({count})")
+    return lines
 
 
 def merge_json(m: Merge) -> str:
@@ -40,7 +77,7 @@ def merge_json(m: Merge) -> str:
     )
 
 
-def _read_corpus(path: str, level: str) -> str | bytes | list[str]:
+def _read_corpus(path: str, level: str) -> str | bytes:
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
@@ -56,7 +93,7 @@ def _read_corpus(path: str, level: str) -> str | bytes | list[str]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    corpus = _read_corpus(args.file, args.level)
+    corpus: str | bytes | list[str] = _read_corpus(args.file, args.level)
     if args.lines and isinstance(corpus, str):
         corpus = [line for line in corpus.splitlines() if line]
     show_progress = sys.stderr.isatty() or args.progress
@@ -68,8 +105,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                 tie_break=args.tie_break, progress=progress if show_progress else None)
     if show_progress:
         print(file=sys.stderr)
-    for m in tok.merges:
-        print(merge_json(m) if args.json else merge_line(m))
+    lines = [merge_json(m) for m in tok.merges] if args.json else merge_lines(tok.merges, args.bytes)
+    print("\n".join(lines))
     wanted = args.vocab_size - tok.n_base
     if len(tok.merges) < wanted:
         print(f"bpeviz: stopped after {len(tok.merges)} merges: no pair left to merge", file=sys.stderr)
@@ -79,105 +116,113 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _encoder(args: argparse.Namespace) -> Tokenizer | object:
+def cmd_encode(args: argparse.Namespace) -> int:
     if args.encoding:
         from .reference_encodings import reference
 
-        return reference(args.encoding)
-    if not args.tokenizer:
-        raise UsageError("give --tokenizer tok.json (from bpeviz train -o) or --encoding gpt2|cl100k_base|o200k_base")
-    return load(args.tokenizer)
-
-
-def cmd_encode(args: argparse.Namespace) -> int:
-    enc = _encoder(args)
-    text = args.text
-    if isinstance(enc, Tokenizer):
         if args.trace:
-            for step in enc.trace(text):
+            raise UsageError("--trace needs a bpeviz tokenizer (--tokenizer), not a reference encoding")
+        enc = reference(args.encoding)
+        ids = enc.encode_ordinary(args.text)
+        pieces = [render.show(enc.decode_single_token_bytes(i)) for i in ids]
+    else:
+        tok: Tokenizer = formats.load(args.tokenizer)
+        if args.trace:
+            for step in tok.trace(args.text):
                 label = "start" if step.rank is None else f"merge {step.rank}"
                 print(f"{label:>10}: {' '.join(render.show(p) for p in step.pieces)}  ({len(step.pieces)} pieces)")
             return 0
-        ids = enc.encode_ordinary(text)
-        pieces = [render.show(enc.token_of(i)) for i in ids]
-    else:
-        if args.trace:
-            raise UsageError("--trace needs a bpeviz tokenizer (--tokenizer), not a reference encoding")
-        ids = enc.encode_ordinary(text)  # type: ignore[attr-defined]
-        pieces = [render.show(enc.decode_single_token_bytes(i)) for i in ids]  # type: ignore[attr-defined]
+        ids = tok.encode_ordinary(args.text)
+        pieces = [render.show(tok.token_of(i)) for i in ids]
     print(" ".join(pieces))
     print(" ".join(map(str, ids)))
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from . import interop
-
-    tok = load(args.tokenizer)
-    data = interop.export(tok, args.format)
-    if args.output:
-        Path(args.output).write_bytes(data)
-        print(f"bpeviz: wrote {args.output}", file=sys.stderr)
-        if args.format == "tiktoken":
-            Path(args.output + ".json").write_bytes(interop.tiktoken_sidecar(tok))
-            print(f"bpeviz: wrote {args.output}.json (split pattern and special tokens)", file=sys.stderr)
-    else:
+    tok = formats.load(args.tokenizer)
+    fmt = formats.FORMATS[args.format]
+    data = fmt.write(tok)
+    if not args.output:
         sys.stdout.buffer.write(data)
+        return 0
+    Path(args.output).write_bytes(data)
+    print(f"bpeviz: wrote {args.output}", file=sys.stderr)
+    if fmt.sidecar is not None:
+        Path(args.output + ".json").write_bytes(fmt.sidecar(tok))
+        print(f"bpeviz: wrote {args.output}.json (split pattern and special tokens)", file=sys.stderr)
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from . import interop
-
-    tok = interop.import_file(args.file, n_merges=args.merges)
-    for m in tok.merges[: args.show]:
-        print(merge_line(m))
+    tok = formats.import_file(args.file, n_merges=args.merges)
+    show = args.show if args.show is not None else (len(tok.merges) if args.merges is not None else 20)
+    lines = merge_lines(tok.merges[:show], args.bytes)
+    if lines:
+        print("\n".join(lines))
+    if show < len(tok.merges):
+        print(f"bpeviz: {len(tok.merges) - show:,} more merges not shown (--show N)", file=sys.stderr)
     if args.output:
         tok.save(args.output)
         print(f"bpeviz: saved {args.output}", file=sys.stderr)
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="bpeviz", description="Train, trace and compare BPE tokenizers.")
-    sub = p.add_subparsers(dest="command", required=True)
-
+def _add_train(sub) -> None:
     t = sub.add_parser("train", help="learn merges from a text file and print them")
     t.add_argument("file")
-    t.add_argument("--vocab-size", type=int, required=True, help="base symbols + merges")
+    t.add_argument("--vocab-size", type=_whole(1), required=True, help="base symbols + merges")
     t.add_argument("--level", choices=LEVELS, default="bytes")
     t.add_argument("--pretokenizer", default="gpt2", help=f"{', '.join(pretokenize.PRETOKENIZERS)} or a regex")
-    t.add_argument("--tie-break", choices=TIE_BREAKS, default="first")
+    t.add_argument("--tie-break", choices=tuple(TIE_RULES), default="first")
     t.add_argument("--lines", action="store_true", help="one document per line")
     t.add_argument("--json", action="store_true", help="one JSON object per merge")
+    t.add_argument("--bytes", action="store_true", help="print tokens as Python byte literals (minbpe style)")
     t.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     t.add_argument("-o", "--output", help="save the tokenizer as JSON")
     t.set_defaults(run=cmd_train)
 
+
+def _add_encode(sub) -> None:
     e = sub.add_parser("encode", help="encode text with a saved tokenizer or a real encoding")
     e.add_argument("text")
-    e.add_argument("--tokenizer", help="a tokenizer JSON saved by bpeviz train -o")
-    e.add_argument("--encoding", choices=("gpt2", "cl100k_base", "o200k_base"))
+    which = e.add_mutually_exclusive_group(required=True)
+    which.add_argument("--tokenizer", help="a tokenizer JSON saved by bpeviz train -o")
+    which.add_argument("--encoding", choices=tuple(ENCODINGS), help="a real tokenizer, offline")
     e.add_argument("--trace", action="store_true", help="show the merges that fire, one per line")
     e.set_defaults(run=cmd_encode)
 
+
+def _add_files(sub) -> None:
     x = sub.add_parser("export", help="write a saved tokenizer in another format")
     x.add_argument("tokenizer")
-    x.add_argument("--format", choices=("tiktoken", "hf", "csv", "vocab", "json"), required=True)
+    x.add_argument("--format", choices=tuple(formats.FORMATS), required=True)
     x.add_argument("-o", "--output")
     x.set_defaults(run=cmd_export)
 
-    i = sub.add_parser("import", help="read a tokenizer.json or .tiktoken file and list its merges")
+    i = sub.add_parser("import", help="read a tokenizer.json, .tiktoken, bpeviz JSON, CSV or .vocab file and list its merges")
     i.add_argument("file")
-    i.add_argument("--merges", type=int, default=None, help="keep only the first N merges")
-    i.add_argument("--show", type=int, default=20, help="how many merges to print")
+    i.add_argument("--merges", type=_whole(0), default=None, help="keep only the first N merges")
+    i.add_argument("--show", type=_whole(0), default=None, help="how many merges to print (default: the kept ones, or 20)")
+    i.add_argument("--bytes", action="store_true", help="print tokens as Python byte literals")
     i.add_argument("-o", "--output", help="save as a bpeviz tokenizer JSON")
     i.set_defaults(run=cmd_import)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="bpeviz", description="Train, trace and compare BPE tokenizers.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add_train(sub)
+    _add_encode(sub)
+    _add_files(sub)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already reported on one line
+        return int(exc.code or 0)
     try:
         return args.run(args)
     except (UsageError, ValueError, OSError, RuntimeError) as exc:

@@ -32,12 +32,17 @@ class CorpusInfo:
     files: tuple[str, ...]
     split: str  # "lines", "blocks" or "whole"
     licence: str
+    vocab_size: int = 512  # the lesson's starting settings when this corpus is picked
+    level: str = "bytes"
 
 
 CORPORA: dict[str, CorpusInfo] = {
-    "toy_pt": CorpusInfo("toy_pt", "Toy Portuguese (8 sentences)", ("toy_pt.txt",), "lines", "written for bpeviz"),
-    "english": CorpusInfo("english", "English prose: Alice in Wonderland (151 KB)", ("english/alice.txt",), "whole", "public domain"),
-    "portuguese": CorpusInfo("portuguese", "Portuguese novel: Dom Casmurro (390 KB)", ("portuguese/dom_casmurro.txt",), "whole", "public domain"),
+    "toy_pt": CorpusInfo("toy_pt", "Toy Portuguese (8 sentences)", ("toy_pt.txt",), "lines", "written for bpeviz",
+                         vocab_size=64, level="chars"),
+    "english": CorpusInfo("english", "English prose: Alice in Wonderland (151 KB)", ("english/alice.txt",), "whole",
+                          "public domain"),
+    "portuguese": CorpusInfo("portuguese", "Portuguese novel: Dom Casmurro (390 KB)", ("portuguese/dom_casmurro.txt",), "whole",
+                             "public domain"),
     "python": CorpusInfo(
         "python",
         "Python source: 7 standard-library modules (102 KB)",
@@ -47,7 +52,8 @@ CORPORA: dict[str, CorpusInfo] = {
     ),
 }
 for _code, _name in UDHR_LANGUAGES.items():
-    CORPORA[f"udhr-{_code}"] = CorpusInfo(f"udhr-{_code}", f"UDHR: {_name}", (f"udhr/{_code}.txt",), "blocks", "UDHR in XML (OHCHR)")
+    CORPORA[f"udhr-{_code}"] = CorpusInfo(f"udhr-{_code}", f"UDHR: {_name}", (f"udhr/{_code}.txt",), "blocks", "UDHR in XML "
+                                                                                                               "(OHCHR)")
 
 
 def corpus_text(key: str) -> str:
@@ -62,6 +68,9 @@ def _read(name: str) -> str:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise ValueError(f"Corpus file {path} is missing; run bpeviz from a full checkout or set BPEVIZ_CORPORA.") from exc
+
+
+DEFAULT_CORPUS = "toy_pt"
 
 
 def _info(key: str) -> CorpusInfo:

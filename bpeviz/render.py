@@ -1,24 +1,32 @@
-"""Turning tokens into text and HTML a class can read: ␣ for spaces, escapes for cut bytes.
+"""Turning tokens into text, HTML and Markdown a class can read: ␣ for spaces, escapes for cut bytes.
 
-Every string that reaches HTML goes through html.escape here; no caller builds markup itself.
+Every string that reaches HTML goes through html.escape here, and every user string that
+reaches Markdown goes through `md` or `code`; no caller builds markup from raw text itself.
 """
 
 from __future__ import annotations
 
 import html
+import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
+INVISIBLE = {mark: ch for ch, mark in VISIBLE.items()}
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
+_ESCAPE = re.compile(r"\\(\\|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})")
+
+
+def _code_point(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _visible_char(ch: str) -> str:
     if ch in VISIBLE:
         return VISIBLE[ch]
-    if ch.isprintable():
-        return ch
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    return ch if ch.isprintable() else _code_point(ch)
 
 
 def visible(text: str) -> str:
@@ -47,6 +55,95 @@ def show(token: str | bytes) -> str:
     if any("\udc80" <= ch <= "\udcff" for ch in token):  # raw bytes carried through surrogateescape
         token = token.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return visible(token)
+
+
+def escape_token(token: str | bytes) -> str:
+    """A token as reversible text for files: like `show`, with backslashes doubled and a literal ␣ escaped.
+
+    Bytes that are not characters (and, at level bytes, unprintable characters) become \\xNN per byte.
+    Example: escape_token(b" a\\\\\\xe2") -> "␣a\\\\\\\\\\xe2"
+    """
+    raw = isinstance(token, bytes)
+    text = token.decode("utf-8", "surrogateescape") if isinstance(token, bytes) else token
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch in VISIBLE:
+            out.append(VISIBLE[ch])
+        elif ch in INVISIBLE:
+            out.append(_code_point(ch))
+        elif "\udc80" <= ch <= "\udcff":  # a raw byte carried through surrogateescape
+            out.append(f"\\x{ord(ch) - 0xDC00:02x}")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out.append("".join(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass")) if raw else _code_point(ch))
+    return "".join(out)
+
+
+def unescape_token(text: str, level: str) -> str | bytes:
+    """The token behind escape_token's text (or show's), at level "chars" (str) or "bytes" (bytes).
+
+    ␣ and a plain space both read as a space. Example: unescape_token("␣\\\\xe2", "bytes") -> b" \\xe2"
+    """
+    raw = bytearray()
+    chars: list[str] = []
+    position = 0
+    for match in _ESCAPE.finditer(text):
+        _add_text(text[position : match.start()], level, raw, chars)
+        body = match.group(1)
+        if body == "\\":
+            _add_text("\\", level, raw, chars, marks=False)
+        elif body[0] == "x" and level == "bytes":
+            raw.append(int(body[1:], 16))
+        else:
+            _add_text(chr(int(body[1:], 16)), level, raw, chars, marks=False)
+        position = match.end()
+    _add_text(text[position:], level, raw, chars)
+    return bytes(raw) if level == "bytes" else "".join(chars)
+
+
+def _add_text(text: str, level: str, raw: bytearray, chars: list[str], *, marks: bool = True) -> None:
+    if marks:
+        text = "".join(INVISIBLE.get(ch, ch) for ch in text)
+    if level == "bytes":
+        raw.extend(text.encode("utf-8", "surrogatepass"))
+    else:
+        chars.append(text)
+
+
+def md(text: str) -> str:
+    """User text made inert for Streamlit Markdown: every punctuation mark backslash-escaped, lines kept.
+
+    No link, image, emphasis, directive (:red[...]), LaTeX ($...$) or HTML survives.
+    Example: md("![p](http://x)") -> "\\!\\[p\\]\\(http\\:\\/\\/x\\)"
+    """
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("/", "\\/").replace("\n", "  \n")
+
+
+def code(text: str) -> str:
+    """An inline code span that shows text literally, backticks included. Example: code("a`b") -> "`` a`b ``" """
+    text = str(text).replace("\n", " ")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or longest else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def merge_text(merge) -> str:
+    """A merge as one line: "␣ + n → ␣n". (Takes a records.Merge.)"""
+    return f"{show(merge.left)} + {show(merge.right)} → {show(merge.token)}"
+
+
+def width(text: str) -> int:
+    """Terminal columns text takes: wide (CJK) characters count 2, combining marks 0."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def pad(text: str, columns: int) -> str:
+    """text followed by spaces up to `columns` terminal columns."""
+    return text + " " * max(0, columns - width(text))
 
 
 def color(token_id: int) -> str:
@@ -83,7 +180,8 @@ def chips_html(chips: Iterable[Chip], *, show_ids: bool = False) -> str:
             title += " · not a whole character"
         label = html.escape(chip.text)
         id_part = f'<sub class="bpe-id">{chip.token_id}</sub>' if show_ids and chip.token_id is not None else ""
-        parts.append(f'<span class="{" ".join(classes)}" style="background:{bg}" title="{html.escape(title)}">{label}{id_part}</span>')
+        parts.append(f'<span class="{" ".join(classes)}" style="background:{bg}" title="{html.escape(title)}">'
+                     f'{label}{id_part}</span>')
     return '<div class="bpe-chips">' + "".join(parts) + "</div>"
 
 

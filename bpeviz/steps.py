@@ -9,7 +9,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .tokenizer import Token, Tokenizer, documents_of
+from .records import Token, documents_of
+from .rules import tie_rule
+from .tokenizer import Tokenizer
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,17 +39,15 @@ def pair_counts(tok: Tokenizer, words: Counter[str], step: int) -> list[PairCoun
     counts: dict[tuple[int, int], int] = {}
     first: dict[tuple[int, int], int] = {}
     for word, n in words.items():
-        ids = at_step._merge_word(at_step.base_ids(word))
+        ids = at_step.encode_word(word)
         for pair in zip(ids, ids[1:]):
             if pair in counts:
                 counts[pair] += n
             else:
                 counts[pair] = n
                 first[pair] = len(first)
-    if tok.settings.tie_break == "first":
-        order = sorted(counts, key=lambda p: (-counts[p], first[p]))
-    else:
-        order = sorted(counts, key=lambda p: (-counts[p], p))
+    rule = tie_rule(tok.settings.tie_break)
+    order = sorted(counts, key=lambda p: (-counts[p], rule.order(p, first[p])))
     return [PairCount(tok.token_of(a), tok.token_of(b), a, b, counts[(a, b)], first[(a, b)]) for a, b in order]
 
 

@@ -1,102 +1,59 @@
-"""A trained BPE tokenizer: settings, merges, and encoding by replaying merges in rank order.
+"""A trained BPE tokenizer: encoding by replaying merges in rank order, the trace, decoding.
 
 Two symbol levels. `bytes`: ids 0-255 are bytes, merges from 256. `chars`: ids 0..n-1 are
 the corpus's characters in code-point order, merges from n; at encode time a character
 outside the alphabet falls back to its UTF-8 bytes as byte tokens (ids after the specials).
-Special tokens get ids right after the merges. Drawing and I/O formats live elsewhere.
+Special tokens get ids right after the merges. Training lives in `training.py`, files in
+`formats.py`, drawing in `render.py`.
 """
 
 from __future__ import annotations
 
 import heapq
-import json
+import operator
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
 from itertools import chain
 from pathlib import Path
 
 from . import pretokenize
-from .trainer import TIE_BREAKS, RawMerge, train_ids
+from .records import ENDOFTEXT, LEVELS, Merge, Settings, Token, TraceStep, has_raw_bytes, to_bytes
+from .trainer import RawMerge
 
-LEVELS = ("chars", "bytes")
-ENDOFTEXT = "<|endoftext|>"
-FORMAT_NAME = "bpeviz"
-FORMAT_VERSION = 1
-MAX_VOCAB_SIZE = 1_000_000
-
-Token = str | bytes  # str at level "chars", bytes at level "bytes" and for byte fallback
+Pair = tuple[int, int]
+LONG_WORD = 64  # longer pre-tokens merge with a heap instead of rescanning
 
 
-@dataclass(frozen=True, slots=True)
-class Merge:
-    """One merge as a class reads it: rank 1 is the first merge learned."""
+def merge_pair(ids: Sequence[int], pair: Pair, new_id: int) -> tuple[list[int], int]:
+    """Replace each occurrence of pair, left to right; return the new ids and how many places fired.
 
-    rank: int
-    left: Token
-    right: Token
-    token: Token
-    count: int
-    id: int
-    left_id: int
-    right_id: int
-    ties: tuple[tuple[Token, Token], ...] = ()  # other pairs with the same count (at most 8)
-    tokens_after: int = 0  # corpus length in tokens after this merge
-    top: tuple[tuple[int, int, int], ...] = ()  # (left id, right id, count) of the best pairs before it, if recorded
-    tie_ids: tuple[tuple[int, int], ...] = ()  # the ties as ids
-
-
-@dataclass(frozen=True, slots=True)
-class TraceStep:
-    """One row of an encoding trace: the merge that fired (None at the start) and the pieces after it."""
-
-    rank: int | None
-    pieces: tuple[Token, ...]
-    merge: Merge | None = None
-    fired: int = 0  # how many places the merge fired
-
-
-@dataclass(frozen=True)
-class Settings:
-    """How a tokenizer was trained; kept apart from what it learned."""
-
-    vocab_size: int
-    level: str = "chars"
-    pretokenizer: str = "gpt2"
-    tie_break: str = "first"
-
-
-Corpus = str | bytes | Sequence[str]
-
-
-def documents_of(corpus: Corpus) -> list[str]:
-    """Normalise a corpus to a list of documents; bytes become str via surrogateescape.
-
-    Example: documents_of(["a b", "c"]) -> ["a b", "c"]
+    Example: merge_pair([1, 1, 1], (1, 1), 9) -> ([9, 1], 1)
     """
-    if isinstance(corpus, bytes):
-        return [corpus.decode("utf-8", errors="surrogateescape")]
-    if isinstance(corpus, str):
-        return [corpus]
-    docs = list(corpus)
-    for doc in docs:
-        if not isinstance(doc, str):
-            raise ValueError(f"A corpus is a string or a list of strings; got an item of type {type(doc).__name__}.")
-    return docs
+    a, b = pair
+    out: list[int] = []
+    fired, i, n = 0, 0, len(ids)
+    while i < n:
+        if i < n - 1 and ids[i] == a and ids[i + 1] == b:
+            out.append(new_id)
+            fired += 1
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out, fired
 
 
-def to_bytes(text: str) -> bytes:
-    """UTF-8 bytes of text; surrogates that stand for raw bytes (invalid UTF-8 input) come back as those bytes."""
-    try:
-        return text.encode("utf-8", errors="surrogateescape")
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            f"The text contains a lone surrogate ({text[exc.start]!r} at {exc.start}), which is not a character "
-            "and has no UTF-8 form. Remove it or load the file as bytes."
-        ) from exc
+def best_pair(words: Iterable[Sequence[int]], ranks: dict[Pair, tuple[int, int]]) -> tuple[tuple[int, int], Pair] | None:
+    """The adjacent pair with the lowest merge rank in any word, as ((rank, new id), pair); None if none merges.
 
-
-def _has_raw_bytes(text: str) -> bool:
-    return any("\udc80" <= ch <= "\udcff" for ch in text)
+    Example: best_pair([[1, 2, 3]], {(2, 3): (1, 9)}) -> ((1, 9), (2, 3))
+    """
+    best = None
+    for ids in words:
+        for pair in zip(ids, ids[1:]):
+            found = ranks.get(pair)
+            if found is not None and (best is None or found < best[0]):
+                best = (found, pair)
+    return best
 
 
 class Tokenizer:
@@ -114,6 +71,7 @@ class Tokenizer:
     ) -> None:
         if settings.level not in LEVELS:
             raise ValueError(f"Unknown level {settings.level!r}; use 'chars' or 'bytes'.")
+        _check_special_tokens(special_tokens)
         self.settings = settings
         self.alphabet: tuple[str, ...] | None = tuple(alphabet) if alphabet is not None else None
         self.merges: list[Merge] = list(merges)
@@ -121,7 +79,7 @@ class Tokenizer:
         self.corpus_tokens = corpus_tokens  # its length in base symbols, before any merge
         self.n_base = 256 if settings.level == "bytes" else len(self.alphabet or ())
         self.vocab: dict[int, Token] = base_vocab(settings.level, self.alphabet)  # id -> token
-        self.ranks: dict[tuple[int, int], tuple[int, int]] = {}  # (left id, right id) -> (rank, new id)
+        self.ranks: dict[Pair, tuple[int, int]] = {}  # (left id, right id) -> (rank, new id)
         for m in self.merges:
             self.vocab[m.id] = m.token
             self.ranks[(m.left_id, m.right_id)] = (m.rank, m.id)
@@ -131,7 +89,7 @@ class Tokenizer:
         self._char_ids = {ch: i for i, ch in enumerate(self.alphabet or ())}
         self._word_cache = _WordCache(self._encode_piece)  # pre-token -> ids
         self._chunk_cache = _WordCache(self._encode_chunk)  # text between safe cuts -> ids
-        self._chunkable = settings.pretokenizer in pretokenize.CHUNKABLE
+        self._chunkable = pretokenize.is_chunkable(settings.pretokenizer)
 
     # -- what it is -------------------------------------------------------------------
 
@@ -150,12 +108,13 @@ class Tokenizer:
 
     def token_of(self, token_id: int) -> Token:
         """The str (chars) or bytes (bytes level, byte fallback) behind an id."""
+        token_id = _as_id(token_id)
         if token_id in self.vocab:
             return self.vocab[token_id]
-        for name, sid in self.special_tokens.items():
-            if sid == token_id:
+        for name, special_id in self.special_tokens.items():
+            if special_id == token_id:
                 return name
-        if self.level == "chars" and 0 <= token_id - self.byte_fallback_start < 256:
+        if self.is_byte_fallback(token_id):
             return bytes([token_id - self.byte_fallback_start])
         raise ValueError(f"Token id {token_id} is not in this tokenizer's vocabulary.")
 
@@ -166,17 +125,19 @@ class Tokenizer:
         token = self.token_of(token_id)
         return token if isinstance(token, bytes) else to_bytes(token)
 
+    def vocab_ids(self) -> dict[Token, int]:
+        """token -> id for the base symbols and merges (the first id wins if two merges make the same token)."""
+        ids: dict[Token, int] = {}
+        for i, token in self.vocab.items():
+            ids.setdefault(token, i)
+        return ids
+
     def truncated(self, n_merges: int) -> Tokenizer:
         """The same tokenizer with only its first n_merges merges (for stepping and curves)."""
         n = max(0, min(n_merges, len(self.merges)))
-        return Tokenizer(
-            settings=self.settings,
-            alphabet=self.alphabet,
-            merges=self.merges[:n],
-            corpus_bytes=self.corpus_bytes,
-            corpus_tokens=self.corpus_tokens,
-            special_tokens=tuple(self.special_tokens),
-        )
+        return Tokenizer(settings=self.settings, alphabet=self.alphabet, merges=self.merges[:n],
+                         corpus_bytes=self.corpus_bytes, corpus_tokens=self.corpus_tokens,
+                         special_tokens=tuple(self.special_tokens))
 
     def bytes_per_token_after(self, k: int) -> float:
         """Bytes per token on the training corpus after the first k merges (k=0: base symbols)."""
@@ -199,74 +160,31 @@ class Tokenizer:
                 ids.append(i)
         return ids
 
-    def _merge_word(self, ids: list[int]) -> list[int]:
-        """Apply merges to one pre-token, lowest rank first (short words: rescan each time)."""
+    def merge_ids(self, ids: list[int]) -> list[int]:
+        """Apply the merges to one pre-token's ids, lowest rank first.
+
+        Example: tok.merge_ids(tok.base_ids(" gato")) -> [the id of " gato"] after the toy run
+        """
         ranks = self.ranks
-        if len(ids) > 64:
-            return self._merge_long(ids)
+        if len(ids) > LONG_WORD:
+            return _merge_long(ids, ranks)
         while len(ids) > 1:
-            best = None
+            best = None  # best_pair inlined: this loop is the whole cost of encoding a word not seen before
             for pair in zip(ids, ids[1:]):
                 found = ranks.get(pair)
                 if found is not None and (best is None or found < best[0]):
                     best = (found, pair)
             if best is None:
                 break
-            (_, new_id), (a, b) = best
-            out: list[int] = []
-            i, n = 0, len(ids)
-            while i < n:
-                if i < n - 1 and ids[i] == a and ids[i + 1] == b:
-                    out.append(new_id)
-                    i += 2
-                else:
-                    out.append(ids[i])
-                    i += 1
-            ids = out
+            ids = merge_pair(ids, best[1], best[0][1])[0]
         return ids
 
-    def _merge_long(self, ids: list[int]) -> list[int]:
-        """Rank-order merging for long sequences with a heap keyed on (rank, position)."""
-        ranks = self.ranks
-        n = len(ids)
-        tokens = list(ids)
-        nxt = list(range(1, n + 1))
-        nxt[-1] = -1
-        prv = list(range(-1, n - 1))
-        heap = []
-        for i in range(n - 1):
-            found = ranks.get((tokens[i], tokens[i + 1]))
-            if found is not None:
-                heap.append((found[0], i, tokens[i], tokens[i + 1]))
-        heapq.heapify(heap)
-        while heap:
-            rank, i, a, b = heapq.heappop(heap)
-            j = nxt[i] if tokens[i] == a else -1
-            if j < 0 or tokens[j] != b:
-                continue  # stale: one side was merged already
-            new_id = ranks[(a, b)][1]
-            k = nxt[j]
-            tokens[i], tokens[j] = new_id, -1
-            nxt[i] = k
-            if k >= 0:
-                prv[k] = i
-                found = ranks.get((new_id, tokens[k]))
-                if found is not None:
-                    heapq.heappush(heap, (found[0], i, new_id, tokens[k]))
-            p = prv[i]
-            if p >= 0:
-                found = ranks.get((tokens[p], new_id))
-                if found is not None:
-                    heapq.heappush(heap, (found[0], p, tokens[p], new_id))
-        out = []
-        i = 0
-        while i >= 0:
-            out.append(tokens[i])
-            i = nxt[i]
-        return out
+    def encode_word(self, piece: str) -> tuple[int, ...]:
+        """The ids of one pre-token (cached)."""
+        return self._word_cache[piece]
 
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
-        return tuple(self._merge_word(self.base_ids(piece)))
+        return tuple(self.merge_ids(self.base_ids(piece)))
 
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
         pieces = pretokenize.split_text(chunk, self.settings.pretokenizer)
@@ -284,6 +202,7 @@ class Tokenizer:
 
         Example: tok.encode("o gato") -> [14, 31] (ids depend on the training run)
         """
+        self._check_text(text)
         allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
         found = [s for s in self.special_tokens if s in text]
         refused = [s for s in found if s not in allowed]
@@ -295,23 +214,26 @@ class Tokenizer:
         if not found:
             return self.encode_ordinary(text)
         ids: list[int] = []
-        for part, special in _split_on_specials(text, found):
+        for part, special in pretokenize.split_on_specials(text, found):
             ids.extend(self.encode_ordinary(part))
             if special is not None:
                 ids.append(self.special_tokens[special])
         return ids
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        return b"".join(self.token_bytes(i) for i in ids)
+        return b"".join(self.token_bytes(i) for i in _as_ids(ids))
 
     def decode(self, ids: Iterable[int]) -> str:
         """Join the tokens' bytes and decode UTF-8; bytes cut mid-character become U+FFFD."""
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
 
     def _check_text(self, text: str) -> None:
+        if isinstance(text, (bytes, bytearray)):
+            raise ValueError("Text to encode must be a str, not bytes: decode it first, e.g. "
+                             "data.decode('utf-8', 'surrogateescape') (a bytes-level tokenizer keeps invalid bytes).")
         if not isinstance(text, str):
             raise ValueError(f"Text to encode must be a str, not {type(text).__name__}.")
-        if self.level == "chars" and _has_raw_bytes(text):
+        if self.level == "chars" and has_raw_bytes(text):
             raise ValueError("This text holds raw bytes that are not valid UTF-8; encode it with a bytes-level tokenizer.")
 
     def trace(self, text: str) -> list[TraceStep]:
@@ -322,91 +244,63 @@ class Tokenizer:
         self._check_text(text)
         words = [self.base_ids(p) for p in pretokenize.split_text(text, self.settings.pretokenizer)]
         steps = [TraceStep(None, self._pieces(words))]
-        ranks = self.ranks
-        while True:
-            best = None
-            for ids in words:
-                for pair in zip(ids, ids[1:]):
-                    found = ranks.get(pair)
-                    if found is not None and (best is None or found < best[0]):
-                        best = (found, pair)
-            if best is None:
-                return steps
-            (rank, new_id), (a, b) = best
+        while (best := best_pair(words, self.ranks)) is not None:
+            (rank, new_id), pair = best
             fired = 0
             for w, ids in enumerate(words):
-                out, i, n = [], 0, len(ids)
-                while i < n:
-                    if i < n - 1 and ids[i] == a and ids[i + 1] == b:
-                        out.append(new_id)
-                        fired += 1
-                        i += 2
-                    else:
-                        out.append(ids[i])
-                        i += 1
-                words[w] = out
+                words[w], n = merge_pair(ids, pair, new_id)
+                fired += n
             steps.append(TraceStep(rank, self._pieces(words), self.merges[rank - 1], fired))
+        return steps
 
     def _pieces(self, words: list[list[int]]) -> tuple[Token, ...]:
         return tuple(self.token_of(i) for ids in words for i in ids)
 
-    def vocab_ids(self) -> dict[Token, int]:
-        """token -> id for the base symbols and merges (the first id wins if two merges make the same token)."""
-        ids: dict[Token, int] = {}
-        for i, token in self.vocab.items():
-            ids.setdefault(token, i)
-        return ids
-
-    # -- saving -----------------------------------------------------------------------
-
-    def to_dict(self) -> dict:
-        """Everything about this tokenizer as JSON-ready data (lossless)."""
-
-        return {
-            "format": FORMAT_NAME,
-            "version": FORMAT_VERSION,
-            "settings": asdict(self.settings),
-            "alphabet": list(self.alphabet) if self.alphabet is not None else None,
-            "corpus_bytes": self.corpus_bytes,
-            "corpus_tokens": self.corpus_tokens,
-            "special_tokens": list(self.special_tokens),
-            "merges": [
-                {
-                    "rank": m.rank,
-                    "left_id": m.left_id,
-                    "right_id": m.right_id,
-                    "id": m.id,
-                    "count": m.count,
-                    "tokens_after": m.tokens_after,
-                    "ties": [list(pair) for pair in m.tie_ids],
-                    **({"top": [list(entry) for entry in m.top]} if m.top else {}),
-                }
-                for m in self.merges
-            ],
-        }
-
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+        """Write the bpeviz JSON file (lossless); `bpeviz.load(path)` reads it back."""
+        from .formats import save
 
-    @classmethod
-    def from_dict(cls, data: dict) -> Tokenizer:
-        if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
-            raise ValueError("This is not a bpeviz tokenizer file (no \"format\": \"bpeviz\" field).")
-        if data.get("version") != FORMAT_VERSION:
-            raise ValueError(f"bpeviz file version {data.get('version')!r} is not supported; this bpeviz reads version {FORMAT_VERSION}.")
-        try:
-            settings = Settings(**data["settings"])
-            alphabet = data["alphabet"]
+        save(self, path)
 
-            raw = [
-                RawMerge(r["left_id"], r["right_id"], r["id"], r["count"], tuple(tuple(pair) for pair in r["ties"]),
-                         r["tokens_after"], tuple(tuple(entry) for entry in r.get("top", ())))
-                for r in data["merges"]
-            ]
-            return build(settings, alphabet, raw, corpus_bytes=data["corpus_bytes"], corpus_tokens=data["corpus_tokens"],
-                         special_tokens=data.get("special_tokens", [ENDOFTEXT]))
-        except (KeyError, TypeError, IndexError) as exc:
-            raise ValueError(f"The bpeviz tokenizer file is damaged: {exc!r} is missing or malformed.") from exc
+
+def _merge_long(ids: list[int], ranks: dict[Pair, tuple[int, int]]) -> list[int]:
+    """Rank-order merging for long sequences with a heap keyed on (rank, position)."""
+    n = len(ids)
+    tokens = list(ids)
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prv = list(range(-1, n - 1))
+    heap = []
+    for i in range(n - 1):
+        found = ranks.get((tokens[i], tokens[i + 1]))
+        if found is not None:
+            heap.append((found[0], i, tokens[i], tokens[i + 1]))
+    heapq.heapify(heap)
+    while heap:
+        _, i, a, b = heapq.heappop(heap)
+        j = nxt[i] if tokens[i] == a else -1
+        if j < 0 or tokens[j] != b:
+            continue  # stale: one side was merged already
+        new_id = ranks[(a, b)][1]
+        k = nxt[j]
+        tokens[i], tokens[j] = new_id, -1
+        nxt[i] = k
+        if k >= 0:
+            prv[k] = i
+            found = ranks.get((new_id, tokens[k]))
+            if found is not None:
+                heapq.heappush(heap, (found[0], i, new_id, tokens[k]))
+        p = prv[i]
+        if p >= 0:
+            found = ranks.get((tokens[p], new_id))
+            if found is not None:
+                heapq.heappush(heap, (found[0], p, tokens[p], new_id))
+    out = []
+    i = 0
+    while i >= 0:
+        out.append(tokens[i])
+        i = nxt[i]
+    return out
 
 
 class _WordCache(dict):
@@ -426,17 +320,30 @@ class _WordCache(dict):
         return ids
 
 
-def _split_on_specials(text: str, specials: list[str]) -> list[tuple[str, str | None]]:
-    import regex
+def _as_id(token_id: object) -> int:
+    """An int id from an int-like value (NumPy integers included); ValueError for anything else."""
+    if isinstance(token_id, bool):
+        raise ValueError(f"A token id is a whole number, not {token_id!r}.")
+    try:
+        return operator.index(token_id)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError(f"A token id is a whole number, not {type(token_id).__name__} {str(token_id)[:40]!r}.") from None
 
-    pattern = regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
-    parts: list[tuple[str, str | None]] = []
-    position = 0
-    for match in pattern.finditer(text):
-        parts.append((text[position : match.start()], match.group()))
-        position = match.end()
-    parts.append((text[position:], None))
-    return parts
+
+def _as_ids(ids: Iterable[int]) -> list[int]:
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+        raise ValueError(f"decode takes a list of token ids, not {type(ids).__name__}.")
+    return [_as_id(i) for i in ids]
+
+
+def _check_special_tokens(special_tokens: Sequence[str]) -> None:
+    if isinstance(special_tokens, str):
+        raise ValueError("special_tokens is a list of strings, not one string.")
+    for s in special_tokens:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"A special token must be a non-empty string, not {s!r}.")
+    if len(set(special_tokens)) != len(special_tokens):
+        raise ValueError("The special tokens repeat one another; list each once.")
 
 
 def base_vocab(level: str, alphabet: Sequence[str] | None) -> dict[int, Token]:
@@ -444,103 +351,14 @@ def base_vocab(level: str, alphabet: Sequence[str] | None) -> dict[int, Token]:
     return {i: bytes([i]) for i in range(256)} if level == "bytes" else dict(enumerate(alphabet or ()))
 
 
-def build(
-    settings: Settings,
-    alphabet: Sequence[str] | None,
-    raw_merges: Sequence[RawMerge],
-    *,
-    corpus_bytes: int = 0,
-    corpus_tokens: int = 0,
-    special_tokens: Sequence[str] = (ENDOFTEXT,),
-) -> Tokenizer:
-    """Make a Tokenizer from merges in ids, naming every token."""
+def build(settings: Settings, alphabet: Sequence[str] | None, raw_merges: Sequence[RawMerge], **details: object) -> Tokenizer:
+    """Make a Tokenizer from merges in ids, naming every token; details are Tokenizer's keywords (corpus_bytes, ...)."""
     vocab = base_vocab(settings.level, alphabet)
     merges = []
     for rank, raw in enumerate(raw_merges, start=1):
-        left, right = vocab[raw.left], vocab[raw.right]
-        vocab[raw.token] = left + right  # type: ignore[operator]  # same type on both sides
-        ties = tuple((vocab[a], vocab[b]) for a, b in raw.ties)
-        merges.append(Merge(rank, left, right, vocab[raw.token], raw.count, raw.token, raw.left, raw.right, ties,
-                            raw.tokens_after, raw.top, raw.ties))
-    return Tokenizer(settings=settings, alphabet=alphabet, merges=merges, corpus_bytes=corpus_bytes,
-                     corpus_tokens=corpus_tokens, special_tokens=special_tokens)
-
-
-@dataclass
-class _Prepared:
-    alphabet: list[str] | None
-    sequences: list[tuple[list[int], int]] = field(default_factory=list)
-    corpus_bytes: int = 0
-    corpus_tokens: int = 0
-
-
-def prepare(docs: list[str], level: str, pretokenizer: str) -> _Prepared:
-    """Split documents, count distinct pre-tokens once, and turn them into base ids in corpus order."""
-    counts = pretokenize.count_pieces(docs, pretokenizer)
-    if level == "chars":
-        if any(_has_raw_bytes(word) for word in counts):
-            raise ValueError("The corpus is not valid UTF-8; train it at level 'bytes'.")
-        alphabet = sorted({ch for word in counts for ch in word})
-        char_ids = {ch: i for i, ch in enumerate(alphabet)}
-        sequences = [([char_ids[ch] for ch in word], n) for word, n in counts.items()]
-        corpus_bytes = sum(len(to_bytes(word)) * n for word, n in counts.items())
-        return _Prepared(alphabet, sequences, corpus_bytes, sum(len(w) * n for w, n in counts.items()))
-    sequences = [(list(to_bytes(word)), n) for word, n in counts.items()]
-    corpus_bytes = sum(len(ids) * n for ids, n in sequences)
-    return _Prepared(None, sequences, corpus_bytes, corpus_bytes)
-
-
-def train(
-    corpus: Corpus,
-    *,
-    vocab_size: int,
-    level: str = "chars",
-    pretokenizer: str = "gpt2",
-    tie_break: str = "first",
-    progress: Callable[[int, int], None] | None = None,
-    record_top: int = 0,
-) -> Tokenizer:
-    """Train a BPE tokenizer to vocab_size = base symbols + merges.
-
-    Stops early (with fewer merges) when no pair is left to merge. progress(done, total) is
-    called now and then; record_top=N keeps the N best pairs of every step (Merge.top).
-    Example: train(["o gato", "o cão"], vocab_size=12).merges[0].token -> " " + ...
-    """
-    if level not in LEVELS:
-        raise ValueError(f"Unknown level {level!r}; use 'chars' or 'bytes'.")
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"Unknown tie-break rule {tie_break!r}; use 'first' or 'smallest'.")
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise ValueError(f"vocab_size must be a whole number, not {vocab_size!r}.")
-    if isinstance(corpus, bytes) and level == "chars":
-        try:
-            corpus = corpus.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"The corpus is not valid UTF-8 (byte {exc.start}); train it at level 'bytes'.") from exc
-    docs = documents_of(corpus)
-    if not any(doc for doc in docs):
-        raise ValueError("The corpus is empty: paste or choose some text to train on.")
-    if vocab_size > MAX_VOCAB_SIZE:
-        raise ValueError(f"vocab_size {vocab_size:,} is too large; the most bpeviz trains is {MAX_VOCAB_SIZE:,}.")
-    prepared = prepare(docs, level, pretokenizer)
-    n_base = 256 if level == "bytes" else len(prepared.alphabet or ())
-    if vocab_size < n_base:
-        raise ValueError(
-            f"vocab_size {vocab_size} is smaller than the {n_base} base symbols of this corpus at level "
-            f"{level!r}; choose at least {n_base}."
-        )
-    raw = train_ids(prepared.sequences, vocab_size - n_base, n_base, tie_break=tie_break, progress=progress,
-                    record_top=record_top)
-    settings = Settings(vocab_size=vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break)
-    return build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes, corpus_tokens=prepared.corpus_tokens)
-
-
-def load(path: str | Path) -> Tokenizer:
-    """Load a tokenizer saved with Tokenizer.save."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ValueError(f"No such file: {path}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not a JSON file: {exc}") from exc
-    return Tokenizer.from_dict(data)
+        left, right = vocab[raw.left_id], vocab[raw.right_id]
+        vocab[raw.token_id] = left + right  # type: ignore[operator]  # same type on both sides
+        ties = tuple((vocab[a], vocab[b]) for a, b in raw.tie_ids)
+        merges.append(Merge(rank, left, right, vocab[raw.token_id], raw.count, raw.token_id, raw.left_id, raw.right_id,
+                            ties, raw.tokens_after, raw.top, raw.tie_ids))
+    return Tokenizer(settings=settings, alphabet=alphabet, merges=merges, **details)  # type: ignore[arg-type]

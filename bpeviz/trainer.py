@@ -1,6 +1,6 @@
 """The fast BPE trainer: learn merges from weighted id sequences, step by step.
 
-Works on ids only; turning text into base ids (chars or bytes) happens in `tokenizer.py`.
+Works on ids only; turning text into base ids (chars or bytes) happens in `training.py`.
 Every sequence is laid out in one array with a linked list over positions, so a merge
 touches only the occurrences of its pair and their neighbours. Counts of a pair can only
 fall once the pair exists, so heap entries are upper bounds, fixed lazily when they surface.
@@ -11,31 +11,28 @@ from __future__ import annotations
 
 import gc
 import heapq
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 
-TIE_BREAKS = ("first", "smallest")
-TIE_BREAK_RULES = {
-    "first": "the pair that occurs first when the corpus is read in order",
-    "smallest": "the pair with the smallest ids (left id, then right id)",
-}
-MAX_TIES_RECORDED = 4  # each costs a validated heap pop per merge; the app draws full tie sets from `top`
+from .records import MAX_TIES_RECORDED
+from .rules import tie_rule
 
 Pair = tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
 class RawMerge:
-    """One learned merge in ids: left + right -> token, with its count and the pairs it beat."""
+    """One learned merge in ids: left_id + right_id -> token_id, with its count and the pairs it beat."""
 
-    left: int
-    right: int
-    token: int
+    left_id: int
+    right_id: int
+    token_id: int
     count: int
-    ties: tuple[Pair, ...]  # other pairs with the same count, in tie-break order (at most MAX_TIES_RECORDED)
+    tie_ids: tuple[Pair, ...]  # other pairs with the same count, in tie-break order (at most MAX_TIES_RECORDED)
     tokens_after: int  # corpus length in tokens once this merge is applied
-    top: tuple[tuple[int, int, int], ...] = ()  # (left, right, count) of the best pairs before it, best first
+    top: tuple[tuple[int, int, int], ...] = ()  # (left id, right id, count) of the best pairs before it, best first
 
 
 def train_ids(
@@ -53,12 +50,11 @@ def train_ids(
     With record_top=N each merge also keeps the N best pairs of its step (for drawing).
     Example: train_ids([([1, 2, 1, 2], 1)], 1, 3) -> [RawMerge(1, 2, 3, 2, (), 2)]
     """
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"Unknown tie-break rule {tie_break!r}; use one of {', '.join(TIE_BREAKS)}.")
+    first_rule = tie_rule(tie_break).uses_position
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small tuples and ints; the collector would only slow us down
     try:
-        return _Trainer(sequences, tie_break == "first").run(n_merges, first_token, progress, record_top)
+        return _Trainer(sequences, first_rule).run(n_merges, first_token, progress, record_top)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -171,8 +167,8 @@ class _Trainer:
         left, right = pair
         # Each occurrence turns (before, left) into (before, token) and (right, after) into
         # (token, after). We note only where each neighbour was; the counts follow per neighbour.
-        before_at: dict[int, list[int]] = {}  # token before an occurrence -> its positions
-        after_at: dict[int, list[int]] = {}  # token after an occurrence -> the occurrence's positions
+        before_at: defaultdict[int, list[int]] = defaultdict(list)  # token before an occurrence -> its positions
+        after_at: defaultdict[int, list[int]] = defaultdict(list)  # token after an occurrence -> the occurrence's positions
         for i in self.where[pair]:
             if tokens[i] != left:
                 continue
@@ -181,17 +177,9 @@ class _Trainer:
                 continue  # an overlapping occurrence already merged (as in "aaa")
             p, k = prv[i], nxt[j]
             if p >= 0:
-                positions = before_at.get(tokens[p])
-                if positions is None:
-                    before_at[tokens[p]] = [p]
-                else:
-                    positions.append(p)
+                before_at[tokens[p]].append(p)
             if k >= 0:
-                positions = after_at.get(tokens[k])
-                if positions is None:
-                    after_at[tokens[k]] = [i]
-                else:
-                    positions.append(i)
+                after_at[tokens[k]].append(i)
             tokens[i] = token
             tokens[j] = -1
             nxt[i] = k

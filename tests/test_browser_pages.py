@@ -67,7 +67,8 @@ def test_quirk_numbers_match_the_real_encodings(app_url, page):
 
 def test_classroom_mode_enlarges_text(app_url, page):
     open_app(page, app_url)
-    size = "parseFloat(getComputedStyle(document.querySelector('[data-testid=\"stCaptionContainer\"] p') || document.querySelector('p')).fontSize)"
+    caption = "document.querySelector('[data-testid=\"stCaptionContainer\"] p')"
+    size = f"parseFloat(getComputedStyle({caption} || document.querySelector('p')).fontSize)"
     before = page.evaluate(size)
     page.get_by_text("Classroom mode (big, high contrast)").click()
     page.wait_for_function(f"{size} > {before} * 1.3")

@@ -1,6 +1,7 @@
 """The bpeviz command: output formats, exports, and one clear line with exit 2 on bad input."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -20,14 +21,18 @@ def toy_file(tmp_path_factory):
     return path
 
 
-def test_train_bytes_prints_minbpe_style_lines(tmp_path):
+def test_train_prints_aligned_readable_lines_and_minbpe_literals(tmp_path):
     path = tmp_path / "alice.txt"
     path.write_text(corpora.corpus_text("english"), encoding="utf-8")
     out = run("train", str(path), "--vocab-size", "260", "--pretokenizer", "none")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert len(lines) == 4
-    assert lines[0] == "merge   1: b'e' + b' '   -> b'e '     (occurred 4433 times)"
+    assert re.fullmatch(r"merge   1: e \+ ␣ +-> e␣ +\(occurred 4,433 times\)", lines[0]), lines[0]
+    assert len({line.index("->") for line in lines}) == 1 and len({line.index("(") for line in lines}) == 1  # aligned
+    literal = run("train", str(path), "--vocab-size", "260", "--pretokenizer", "none", "--bytes").stdout.splitlines()
+    assert re.fullmatch(r"merge   1: b'e' \+ b' ' +-> b'e ' +\(occurred 4,433 times\)", literal[0]), literal[0]
+    assert "b'\\xe2' + b'\\x80'" in literal[2] and len({line.index("->") for line in literal}) == 1
 
 
 def test_train_chars_lines_json_and_save(toy_file, tmp_path):
@@ -57,7 +62,8 @@ def test_export_and_import_round_trip(toy_file, tmp_path):
     assert (tmp_path / "out.tiktoken.json").exists()
     imported = run("import", str(tmp_path / "out.hf"), "--show", "3")
     assert imported.returncode == 0 and len(imported.stdout.splitlines()) == 3
-    assert imported.stdout.splitlines()[0].startswith("merge   1: b' ' + b'n'")
+    assert imported.stdout.splitlines()[0].startswith("merge   1: ␣ + n")
+    assert imported.stdout.splitlines()[0].endswith("(count unknown)")  # a tokenizer.json holds no counts
 
 
 @pytest.mark.parametrize(

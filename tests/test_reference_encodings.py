@@ -17,15 +17,15 @@ def test_all_three_load_with_the_network_blocked(no_network):
     assert bpeviz.reference("o200k_base").encode("hello world") == [24912, 2375]
     assert bpeviz.reference("gpt2").encode(" SolidGoldMagikarp") == [43453]  # the famous glitch token
     assert [bpeviz.reference("cl100k_base").decode([i]) for i in bpeviz.reference("cl100k_base").encode("12345")] == ["123", "45"]
-    for name, size in reference_encodings.VOCAB_SIZES.items():
-        assert bpeviz.reference(name).n_vocab == size
+    for name, encoding in reference_encodings.ENCODINGS.items():
+        assert bpeviz.reference(name).n_vocab == encoding.vocab_size
 
 
 def test_patterns_and_specials_are_tiktokens_own():
-    assert bpeviz.reference("cl100k_base")._pat_str == bpeviz.PRETOKENIZERS["gpt4"]
-    assert bpeviz.reference("o200k_base")._pat_str == bpeviz.PRETOKENIZERS["o200k"]
+    assert bpeviz.reference("cl100k_base")._pat_str == bpeviz.PRETOKENIZERS["gpt4"].pattern
+    assert bpeviz.reference("o200k_base")._pat_str == bpeviz.PRETOKENIZERS["o200k"].pattern
     assert bpeviz.reference("o200k_base").special_tokens_set == {"<|endoftext|>", "<|endofprompt|>"}
-    assert bpeviz.reference("gpt2")._pat_str == openai_public.r50k_pat_str == bpeviz.PRETOKENIZERS["gpt2"]
+    assert bpeviz.reference("gpt2")._pat_str == openai_public.r50k_pat_str == bpeviz.PRETOKENIZERS["gpt2"].pattern
 
 
 def test_hash_mismatch_is_refused():
@@ -48,7 +48,7 @@ def test_unknown_name():
 
 def test_language_counts_equal_tiktoken():
     texts = {code: corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES}
-    encoders = {name: bpeviz.reference(name).encode_ordinary for name in reference_encodings.REFERENCE_NAMES}
+    encoders = {name: bpeviz.reference(name).encode_ordinary for name in reference_encodings.ENCODINGS}
     rows = metrics.language_table(texts, encoders)
     assert len(rows) == 3 * len(texts)
     for row in rows:

@@ -9,12 +9,10 @@ import streamlit as st
 
 import bpeviz
 from bpeviz import metrics, render
-from bpeviz.reference_encodings import LABELS, REFERENCE_NAMES
+from bpeviz.records import to_bytes
+from bpeviz.reference_encodings import ENCODINGS
 
-
-def plural(n: int, word: str) -> str:
-    """Example: plural(1, "token") -> "1 token"; plural(3, "token") -> "3 tokens" """
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+from .i18n import t
 
 
 def chips(tokens: Sequence[tuple[int, str | bytes]], *, tok: bpeviz.Tokenizer | None = None, show_ids: bool = False,
@@ -26,12 +24,17 @@ def chips(tokens: Sequence[tuple[int, str | bytes]], *, tok: bpeviz.Tokenizer | 
         for token_id, token in tokens
     ]
     st.markdown(render.chips_html(items, show_ids=show_ids), unsafe_allow_html=True)
+    if any(chip.fallback for chip in items):
+        st.caption(t("legend_fallback"))
+    elif any(chip.partial for chip in items):
+        st.caption(t("legend_partial"))
 
 
-@st.cache_resource(show_spinner="Loading the real tokenizers (offline)…")
+@st.cache_resource(show_spinner=False)
 def reference(name: str):
     """A real encoding; read-only and the same for everyone, so shared."""
-    return bpeviz.reference(name)
+    with st.spinner(t("loading_references")):
+        return bpeviz.reference(name)
 
 
 def reference_tokens(name: str, text: str) -> list[tuple[int, bytes]]:
@@ -39,31 +42,29 @@ def reference_tokens(name: str, text: str) -> list[tuple[int, bytes]]:
     return [(i, enc.decode_single_token_bytes(i)) for i in enc.encode_ordinary(text)]
 
 
-def compare(text: str, tok: bpeviz.Tokenizer | None, *, trained_label: str = "trained here", show_table: bool = True) -> None:
-    """The text through the trained tokenizer and the three real ones: chips with ids, then the numbers."""
+def compare(text: str, tok: bpeviz.Tokenizer | None, *, label: str | None = None, show_table: bool = True) -> None:
+    """The text through the trained tokenizer (called `label`) and the real ones: chips with ids, then the numbers."""
     rows = []
-    words = metrics.count_words(text)
     if tok is not None:
+        label = label or t("trained_here")
         ids = tok.encode_ordinary(text)
-        st.markdown(f"**{trained_label}** · {plural(len(ids), 'token')}")
+        st.markdown(f"**{label}** · {t('n_tokens_short', n=len(ids))}")
         chips([(i, tok.token_of(i)) for i in ids], tok=tok, show_ids=True)
-        rows.append((trained_label, len(ids)))
-    for name in REFERENCE_NAMES:
+        rows.append((label, len(ids)))
+    for name, encoding in ENCODINGS.items():
         tokens = reference_tokens(name, text)
-        st.markdown(f"**{LABELS[name]}** · {plural(len(tokens), 'token')}")
+        st.markdown(f"**{render.md(encoding.label)}** · {t('n_tokens_short', n=len(tokens))}")
         chips(tokens, show_ids=True)
-        rows.append((LABELS[name], len(tokens)))
+        rows.append((encoding.label, len(tokens)))
     if show_table and text:
-        n_bytes = len(bpeviz.tokenizer.to_bytes(text))
-        st.dataframe(
-            pd.DataFrame({
-                "tokenizer": [r[0] for r in rows],
-                "tokens": [r[1] for r in rows],
-                "tokens per word": [round(r[1] / words, 2) if words else None for r in rows],
-                "bytes per token": [round(n_bytes / r[1], 2) if r[1] else None for r in rows],
-            }),
-            hide_index=True,
-        )
+        words = metrics.count_words(text)
+        n_bytes = len(to_bytes(text))
+        st.dataframe(pd.DataFrame({
+            t("col_tokenizer"): [r[0] for r in rows],
+            t("col_tokens"): [r[1] for r in rows],
+            t("col_tokens_per_word"): [round(r[1] / words, 2) if words else None for r in rows],
+            t("col_bytes_per_token"): [round(n_bytes / r[1], 2) if r[1] else None for r in rows],
+        }), hide_index=True)
 
 
 def leading_space_note(text: str) -> str | None:
@@ -78,6 +79,6 @@ def leading_space_note(text: str) -> str | None:
     mixed = {k: v for k, v in forms.items() if len(v) > 1}
     if not mixed:
         return None
-    word, variants = next(iter(mixed.items()))
-    listing = ", ".join(f"`{render.show(p)}` = {i}" for p, i in variants.items())
-    return f"Same word, different tokens: {listing} (cl100k_base). A leading space or a capital letter makes another token."
+    variants = next(iter(mixed.values()))
+    listing = ", ".join(f"{render.code(render.show(p))} = {i}" for p, i in variants.items())
+    return t("same_word_note", listing=listing)

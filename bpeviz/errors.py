@@ -1,0 +1,16 @@
+"""The error bpeviz raises for bad input: a plain English message, plus a code and values to translate it.
+
+A library user reads the message; an interface looks up `code` in its own language and fills
+in `values`. It is a ValueError, so `except ValueError` still catches it.
+"""
+
+from __future__ import annotations
+
+
+class BpevizError(ValueError):
+    """Bad input: str(error) says what to do; error.code and error.values let an interface say it in another language."""
+
+    def __init__(self, code: str, message: str, **values: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values

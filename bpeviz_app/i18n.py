@@ -1,0 +1,108 @@
+"""Interface strings in English and Portuguese; `t(key)` picks one in the session's language.
+
+The strings are data, in assets/strings.json: key -> {"en": ..., "pt": ...}, where a value may be
+a [singular, plural] pair chosen by the `n` value. Translators edit that file only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import streamlit as st
+
+from bpeviz import corpora, pretokenize, rules, sources
+
+LANGUAGES = {"en": "English", "pt": "Português"}
+
+Text = str | tuple[str, str]
+
+
+def _load_strings() -> dict[str, dict[str, Text]]:
+    data = json.loads((Path(__file__).resolve().parent / "assets" / "strings.json").read_text(encoding="utf-8"))
+    return {key: {lang: tuple(text) if isinstance(text, list) else text for lang, text in entry.items()}
+            for key, entry in data.items()}
+
+
+STRINGS: dict[str, dict[str, Text]] = _load_strings()  # key -> language -> text or (singular, plural)
+
+
+def corpus_label(key: object, language: str | None = None) -> str:
+    """A shipped corpus's name in the interface language. Example: corpus_label("udhr-fr", "pt") -> "DUDH: Francês" """
+    key = str(key)
+    if key.startswith("udhr-"):
+        return t("corpus_udhr", language, language=t(f"udhr_{key[5:]}", language))
+    return t(f"corpus_{key}", language, default=corpora.CORPORA[key].label if key in corpora.CORPORA else key)
+
+
+def source_label(source: object, language: str | None = None) -> str:
+    """What a lesson trains on, in the interface language (file names as they are)."""
+    if isinstance(source, sources.Shipped):
+        return corpus_label(source.key, language)
+    if isinstance(source, sources.Pasted):
+        return t("source_pasted", language)
+    if isinstance(source, sources.ReplayFile):
+        return t("source_replay_file", language, name=source.name)
+    if isinstance(source, sources.ReplayGPT2):
+        return t("source_gpt2", language)
+    return str(getattr(source, "label", ""))
+
+
+def error_text(error: Exception, language: str | None = None) -> str:
+    """A library error in the interface language when its code is known here, else its own (English) message."""
+    key = f"err_{getattr(error, 'code', '')}"
+    if key not in STRINGS:
+        return str(error)
+    values = dict(getattr(error, "values", {}))
+    if "format" in values:
+        values["format"] = t(f"format_label_{values['format']}", language, default=str(values["format"]))
+    return t(key, language, **values)
+
+
+def lang() -> str:
+    """The session's interface language."""
+    return str(st.session_state.get("lang", "en"))
+
+
+def bound(format_option: Callable[[object, str], str]) -> Callable[[object], str]:
+    """A widget format_func from format_option(option, language), with this run's language bound now.
+
+    Streamlit may call a format_func after the run, when the session's language cannot be read.
+    """
+    language = lang()
+    return lambda option: format_option(option, language)
+
+
+def tie_name(rule: str, language: str | None = None) -> str:
+    return t(f"tie_{rule}", language, default=rule)
+
+
+def tie_why(rule: str, language: str | None = None) -> str:
+    return t(f"rule_{rule}", language, default=rules.TIE_RULES[rule].description if rule in rules.TIE_RULES else rule)
+
+
+def pretokenizer_description(name: str, language: str | None = None) -> str:
+    preset = pretokenize.PRETOKENIZERS.get(name)
+    return t(f"pre_{name}", language, default=preset.description if preset else name)
+
+
+def labels(template: str) -> Callable[[object], str]:
+    """A widget format_func: option -> t(template with the option). Example: format_func=labels("level_{}")"""
+    return bound(lambda option, language: t(template.format(option), language))
+
+
+def t(key: str, lang: str | None = None, *, default: str | None = None, **values: object) -> str:
+    """The interface string `key` in `lang` (the session's language by default), with `values` filled in.
+
+    A registry entry with no string here yet (a new format, say) shows its own `default` text.
+    Example: t("n_tied", "pt", n=1) -> "1 empatado"
+    """
+    lang = lang or str(st.session_state.get("lang", "en"))
+    if key not in STRINGS and default is not None:
+        return default
+    entry = STRINGS[key]
+    text = entry.get(lang) or entry["en"]
+    if isinstance(text, tuple):
+        text = text[0] if values.get("n") == 1 else text[1]
+    return text.format(**values) if values else text

@@ -1,0 +1,124 @@
+"""Trained runs, cached: one training per corpus and settings, shared read-only, bounded in memory.
+
+Stepping, charts and views index a cached run; nothing here is per visitor. The store is keyed
+by the source's content digest and the Settings, so an entry is found only by someone who
+supplies the same corpus and settings, and entries never change once stored.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+
+import streamlit as st
+
+import bpeviz
+from bpeviz import pretokenize, render, sources, steps
+from bpeviz.records import Settings
+
+from .i18n import error_text, t
+from .sidebar import Lesson
+
+RECORD_TOP = 24  # best pairs the trainer keeps per step, so the pair chart never recounts
+MAX_CACHE_BYTES = 600_000_000  # all cached runs together, across every visitor
+MAX_ENTRY_BYTES = 250_000_000  # one run larger than this is used and not kept
+
+
+def approx_bytes(tok: bpeviz.Tokenizer) -> int:
+    """A generous estimate of a tokenizer's memory: its merges with their recorded pairs, plus room for its caches."""
+    per_merge = sum(400 + 150 * len(m.top) for m in tok.merges[:1000])
+    average = per_merge / min(len(tok.merges), 1000) if tok.merges else 0
+    return int(average * len(tok.merges)) + 8_000_000
+
+
+class TrainedRuns:
+    """Tokenizers keyed by (source digest, settings), least recently used dropped first once over the byte budget.
+
+    We keep our own store rather than st.cache_data because the latter cannot show a progress bar
+    updated from inside the cached call.
+    """
+
+    def __init__(self, max_bytes: int = MAX_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._runs: OrderedDict[tuple, tuple[bpeviz.Tokenizer, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.trained = 0  # how many runs were computed (the tests count these)
+
+    @property
+    def bytes(self) -> int:
+        return sum(size for _, size in self._runs.values())
+
+    def get(self, key: tuple) -> bpeviz.Tokenizer | None:
+        with self._lock:
+            found = self._runs.get(key)
+            if found is None:
+                return None
+            self._runs.move_to_end(key)
+            return found[0]
+
+    def put(self, key: tuple, tok: bpeviz.Tokenizer) -> None:
+        size = approx_bytes(tok)
+        with self._lock:
+            self.trained += 1
+            if size > MAX_ENTRY_BYTES:
+                return
+            self._runs[key] = (tok, size)
+            while self.bytes > self.max_bytes and len(self._runs) > 1:
+                self._runs.popitem(last=False)
+
+
+@st.cache_resource
+def trained_runs() -> TrainedRuns:
+    return TrainedRuns()
+
+
+def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[int, int], None] | None = None) -> bpeviz.Tokenizer:
+    """Train (or replay) once per source and settings; stepping only indexes the result."""
+    key = (sources.digest(source), settings)
+    store = trained_runs()
+    tok = store.get(key)
+    if tok is None:
+        tok = sources.tokenizer_for(source, settings, progress=progress, record_top=RECORD_TOP)
+        store.put(key, tok)
+    return tok
+
+
+def for_page(lesson: Lesson) -> bpeviz.Tokenizer | None:
+    """The lesson's tokenizer with a progress bar while it trains; None with a message when there is none."""
+    if lesson.source is None:
+        st.info(t("choose_corpus"))
+        return None
+    bar = st.empty()
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / max(total, 1), text=t("training_progress", done=done, total=total))
+
+    try:
+        tok = run(lesson.source, lesson.settings, progress)
+    except ValueError as exc:
+        bar.empty()
+        st.error(t("train_failed", why=render.md(error_text(exc))))
+        return None
+    bar.empty()
+    wanted = lesson.settings.vocab_size - tok.n_base
+    if len(tok.merges) < wanted and not sources.is_replay(lesson.source):
+        st.info(t("stopped_early", n=len(tok.merges), vocab=tok.vocab_size))
+    return tok
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def words(digest: str, pretokenizer: str, _source: sources.CorpusSource) -> dict[str, int]:
+    """Distinct pre-tokens of the source with counts (the digest names the source for the cache)."""
+    return dict(pretokenize.count_pieces(_source.documents(), pretokenizer))
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def pairs_at(digest: str, settings: Settings, step: int, _source: sources.CorpusSource) -> list[steps.PairCount]:
+    """The best pair counts before merge step+1: as recorded while training, or counted on the corpus for a replay."""
+    tok = run(_source, settings)
+    recorded = steps.recorded_pair_counts(tok, step)
+    if recorded is not None:
+        return recorded
+    counts = Counter(words(digest, tok.settings.pretokenizer, _source))
+    return steps.pair_counts(tok, counts, step)[:RECORD_TOP]

@@ -1,0 +1,221 @@
+"""The lesson's state: the user's choices only, their schema, the address bar and the snapshot file.
+
+Every choice is a Field with its default, its URL name and its allowed values. A value from a
+URL or a snapshot is checked against its field; a value that does not fit is reported by name
+and range and never replaced silently. Derived things (tokenizers, counts) are never stored.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import streamlit as st
+
+import bpeviz
+from bpeviz import corpora, formats, pretokenize, render
+from bpeviz.records import Settings
+
+from .i18n import LANGUAGES, t
+
+MAX_VOCAB_IN_APP = 50_256  # GPT-2's 50 000 merges replayed; bounds one visitor's training on the shared server
+MAX_URL_TEXT = 1_500  # pasted text longer than this goes into the JSON snapshot, not the URL
+MAX_SNAPSHOT_BYTES = 6_000_000  # a lesson file holds at most the pasted-text cap and a little more
+MAX_STEP = 10**6
+SOURCES = ("shipped", "paste", "upload", "gpt2", "import")
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 3.0)  # seconds per step when playing
+CUSTOM = "custom"
+SNAPSHOT_FORMAT = "bpeviz-lesson"
+
+_toy = corpora.CORPORA[corpora.DEFAULT_CORPUS]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One choice of the lesson: state key, default, URL name, and what values it may take."""
+
+    key: str
+    default: object
+    url: str | None = None  # None: kept in the snapshot only
+    choices: tuple | None = None
+    low: float | None = None
+    high: float | None = None
+
+    def coerce(self, value: object) -> object:
+        """value checked and converted to this field's type; ValueError with a message naming the field."""
+        try:
+            converted = self._convert(value)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(t("bad_value", field=self.url or self.key, value=_short(value))) from None
+        if self.choices is not None and converted not in self.choices:
+            raise ValueError(t("bad_choice", field=self.url or self.key, value=_short(value),
+                               choices=", ".join(map(str, self.choices))))
+        if (self.low is not None and converted < self.low) or (self.high is not None and converted > self.high):  # type: ignore[operator]
+            raise ValueError(t("out_of_range", field=self.url or self.key, value=_short(value), low=f"{self.low:,g}",
+                               high=f"{self.high:,g}"))
+        return converted
+
+    def _convert(self, value: object) -> object:
+        if isinstance(self.default, bool):
+            text = str(value).lower()
+            if isinstance(value, bool) or text in ("1", "true", "yes", "0", "false", "no"):
+                return value if isinstance(value, bool) else text in ("1", "true", "yes")
+            raise ValueError(value)
+        if isinstance(self.default, int):
+            if isinstance(value, (bool, float)):
+                raise ValueError(value)
+            return int(str(value).strip())
+        if isinstance(self.default, float):
+            number = float(str(value))
+            if number != number:  # NaN
+                raise ValueError(value)
+            return number
+        if not isinstance(value, str):
+            raise ValueError(value)
+        value.encode("utf-8")  # a lone surrogate cannot be shown, sent or encoded
+        return value
+
+
+FIELDS: dict[str, Field] = {f.key: f for f in (
+    Field("source", "shipped", "src", choices=SOURCES),
+    Field("corpus", corpora.DEFAULT_CORPUS, "corpus", choices=tuple(corpora.CORPORA)),
+    Field("pasted", "", "text"),
+    Field("lines_are_docs", True, "lines"),
+    Field("vocab_size", _toy.vocab_size, "vocab", low=1, high=MAX_VOCAB_IN_APP),
+    Field("level", _toy.level, "level", choices=bpeviz.LEVELS),
+    Field("pretokenizer", "gpt2", "pre", choices=(*bpeviz.PRETOKENIZERS, CUSTOM)),
+    Field("custom_pattern", r"\w+|\s+|[^\w\s]+", "re"),
+    Field("tie_break", "first", "tie", choices=bpeviz.TIE_BREAKS),
+    Field("step", 0, "step", low=0, high=MAX_STEP),
+    Field("sentence", "o gato subiu no", "s"),
+    Field("trace_step", MAX_STEP, low=0, high=MAX_STEP),  # a new sentence shows its whole trace; First steps back
+    Field("speed", 1.0, choices=SPEEDS),
+    Field("classroom", False, "big"),
+    Field("lang", "en", "lang", choices=tuple(LANGUAGES)),
+)}
+DEFAULTS = {key: f.default for key, f in FIELDS.items()}
+
+
+def _short(value: object) -> str:
+    """A value for a message: cut to 40 characters and made inert for Markdown."""
+    text = str(value)
+    return render.md(text if len(text) <= 40 else text[:37] + "…")
+
+
+# -- reading and writing the state ---------------------------------------------------------
+
+
+def notify(message: str, kind: str = "info") -> None:
+    """Say something once, at the top of the next page drawn: "info" for a setting that changed, "warning" for a value ignored."""
+    st.session_state.setdefault("_notices", []).append((kind, message))
+
+
+def pop_notices() -> list[tuple[str, str]]:
+    return st.session_state.pop("_notices", [])
+
+
+def apply(values: dict, *, url: bool) -> list[str]:
+    """Put a lesson (URL parameters or snapshot values) into the state; returns a message per value not used.
+
+    A corpus brings its own starting settings first; values given explicitly then override them.
+    """
+    by_name = {(f.url if url else f.key): f for f in FIELDS.values() if (f.url if url else f.key)}
+    messages = []
+    if not isinstance(values, dict):
+        return [t("lesson_not_object")]
+    accepted = {}
+    for name, value in values.items():
+        field = by_name.get(name)
+        if field is None:
+            messages.append(t("unknown_field", field=_short(name)))
+            continue
+        try:
+            accepted[field.key] = field.coerce(value)
+        except ValueError as exc:
+            messages.append(str(exc))
+    if "corpus" in accepted and accepted.get("source", "shipped") == "shipped":
+        preset = corpora.CORPORA[str(accepted["corpus"])]
+        st.session_state.vocab_size, st.session_state.level = preset.vocab_size, preset.level
+    for key, value in accepted.items():
+        st.session_state[key] = value
+    return messages
+
+
+def init() -> None:
+    """Defaults and the lesson in the URL on a session's first run; keep widget values across pages after."""
+    ss = st.session_state
+    if "_lesson_ready" not in ss:
+        for key, value in DEFAULTS.items():
+            ss.setdefault(key, value)
+        for message in apply(dict(st.query_params), url=True):
+            notify(message, "warning")
+        ss["_lesson_ready"] = True
+    else:
+        for key in DEFAULTS:  # re-assigning keeps a widget's value while its page is not shown
+            if key in ss:
+                ss[key] = ss[key]
+
+
+def values() -> dict:
+    """The lesson as plain values (what a snapshot holds)."""
+    return {key: st.session_state.get(key, default) for key, default in DEFAULTS.items()}
+
+
+def sync_url() -> None:
+    """Write the lesson into the address bar (long pasted text only goes to the snapshot)."""
+    lesson = values()
+    params = {}
+    for field in FIELDS.values():
+        value = lesson[field.key]
+        if field.url is None or value == field.default:
+            continue
+        too_long = field.key == "pasted" and len(str(value)) > MAX_URL_TEXT
+        if too_long or (field.key == "custom_pattern" and lesson["pretokenizer"] != CUSTOM):
+            continue
+        params[field.url] = str(int(value)) if isinstance(value, bool) else str(value)
+    if dict(st.query_params) != params:
+        st.query_params.from_dict(params)
+
+
+def pretokenizer() -> str:
+    """The chosen split: a preset name or the custom regex."""
+    name = str(st.session_state.get("pretokenizer", "gpt2"))
+    return str(st.session_state.get("custom_pattern", "")) if name == CUSTOM else name
+
+
+def settings() -> Settings:
+    """The training settings the sidebar shows; hashable, so it is the cache key with the source's digest."""
+    ss = st.session_state
+    return Settings(vocab_size=int(ss.get("vocab_size", 1)), level=str(ss.get("level", "chars")), pretokenizer=pretokenizer(),
+                    tie_break=str(ss.get("tie_break", "first")))
+
+
+# -- the snapshot file ---------------------------------------------------------------------
+
+
+def snapshot_bytes(lesson: dict) -> bytes:
+    return json.dumps({"format": SNAPSHOT_FORMAT, "version": 1, "lesson": lesson}, ensure_ascii=False, indent=1).encode()
+
+
+def read_snapshot(data: bytes) -> dict:
+    """The lesson values of a snapshot file; ValueError with a plain message for anything else."""
+    if len(data) > MAX_SNAPSHOT_BYTES:
+        raise ValueError(t("snapshot_too_big", mb=MAX_SNAPSHOT_BYTES // 1_000_000))
+    obj = formats.parse_json(data, "the lesson file")
+    if not isinstance(obj, dict) or obj.get("format") != SNAPSHOT_FORMAT:
+        raise ValueError(t("not_a_lesson"))
+    lesson = obj.get("lesson", {})
+    if not isinstance(lesson, dict):
+        raise ValueError(t("lesson_not_object"))
+    return lesson
+
+
+def custom_pattern_problem() -> str | None:
+    """Why the custom pattern cannot be used, or None."""
+    if st.session_state.get("pretokenizer") != CUSTOM:
+        return None
+    try:
+        pretokenize.resolve(pretokenizer())
+    except ValueError as exc:
+        return str(exc)
+    return None

@@ -1,0 +1,24 @@
+"""The app's CSS (assets/*.css): chips, tables, and classroom mode (large type, high contrast, for a projector)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import streamlit as st
+
+from bpeviz import render
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+
+
+@cache
+def css(name: str) -> str:
+    """A stylesheet from assets/, wrapped for st.markdown."""
+    return f"<style>\n{(ASSETS / name).read_text(encoding='utf-8')}\n</style>"
+
+
+def apply() -> None:
+    """The page's CSS: chips and tables, and classroom mode's large type when it is on."""
+    sheets = render.CHIP_CSS + css("base.css") + (css("classroom.css") if st.session_state.get("classroom") else "")
+    st.markdown(sheets, unsafe_allow_html=True)

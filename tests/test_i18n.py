@@ -1,0 +1,63 @@
+"""The interface in Portuguese: every page rendered in PT shows none of the English strings of the table."""
+
+import re
+
+import pytest
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+from bpeviz_app.i18n import STRINGS, corpus_label, t
+
+PAGES = ["app_pages/train.py", "app_pages/encode.py", "app_pages/charts.py", "app_pages/quirks.py", "app_pages/files.py"]
+
+
+def english_fragments() -> dict[str, str]:
+    """Runs of three or more words from each English string that its Portuguese string does not share -> the key."""
+    fragments = {}
+    for key, entry in STRINGS.items():
+        english = entry["en"] if isinstance(entry["en"], tuple) else (entry["en"],)
+        portuguese = " ".join(entry["pt"] if isinstance(entry["pt"], tuple) else (entry["pt"],))
+        for text in english:
+            for chunk in re.split(r"\{[^}]*\}|[*`()“”:;,.!?…—–]", text):
+                chunk = chunk.strip()
+                if len(re.findall(r"[A-Za-z]+", chunk)) >= 3 and chunk not in portuguese:
+                    fragments[chunk] = key
+    return fragments
+
+
+def page_text(at: AppTest) -> str:
+    """Every string the page's elements carry (labels, options, help, bodies), Markdown escapes removed."""
+    out = []
+
+    def walk(node):
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            out.append(str(proto))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return re.sub(r"\\+(.)", r"\1", "\n".join(out))
+
+
+def test_there_are_fragments_to_look_for():
+    fragments = english_fragments()
+    assert len(fragments) > 150 and "Guess the next merge" in fragments
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_page_in_portuguese_shows_no_english_string_of_the_table(page):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["lang"] = "pt"
+    at.switch_page(page).run()
+    assert not at.exception
+    text = page_text(at)
+    assert "Idioma da interface" in text  # the page really is in Portuguese
+    found = {fragment: key for fragment, key in english_fragments().items() if fragment in text}
+    assert found == {}
+
+
+def test_plurals_and_corpus_names():
+    assert t("n_tied", "pt", n=1, more="") == "1 empatado" and t("n_tied", "pt", n=3, more="") == "3 empatados"
+    assert t("n_tokens_short", "en", n=1) == "1 token" and t("n_tokens_short", "en", n=2) == "2 tokens"
+    assert corpus_label("udhr-fr", "pt") == "DUDH: Francês" and corpus_label("toy_pt", "en") == "Toy Portuguese (8 sentences)"

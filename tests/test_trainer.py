@@ -1,0 +1,142 @@
+"""The fast trainer against the slow obvious one (tests/naive.py), the reference table, hand-checked cases."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from naive import naive_train, naive_words
+
+import bpeviz
+from bpeviz import corpora, steps
+from bpeviz.trainer import train_ids
+from bpeviz.training import prepare
+
+PRETOKENIZERS = list(bpeviz.PRETOKENIZERS) + [r"\w+|\s+"]
+CORPUS_STRATEGY = st.lists(st.text(alphabet="ab c\né", max_size=25), min_size=1, max_size=6)
+
+
+def fast_rows(sequences, n, first, tie_break):
+    merges = train_ids(sequences, n, first, tie_break=tie_break)
+    return [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after) for m in merges]
+
+
+def oracle_rows(docs, level, pretokenizer, n, tie_break):
+    """The naive trainer on words counted the obvious way (not through bpeviz's prepare)."""
+    words, weights, first = naive_words(docs, level, pretokenizer)
+    return naive_train(words, weights, n, first, tie_break)
+
+
+
+def fast_train_rows(docs, level, pretokenizer, n, tie_break):
+    p = prepare(docs, level, pretokenizer)
+    return fast_rows(p.sequences, n, p.n_base, tie_break)
+
+
+# -- a case small enough to check by hand -------------------------------------------------
+
+
+def test_golden_aaabdaaabac():
+    # Wikipedia's example, by hand. Pairs: aa:4 ab:2 bd:1 da:1 ba:1 ac:1 -> merge aa as Z.
+    # "ZabdZabac": Za:2 ab:2 (Za first) -> merge Za as Y: "YbdYbac", 7 tokens.
+    ids = [0, 0, 0, 1, 3, 0, 0, 0, 1, 0, 2]  # a=0 b=1 c=2 d=3
+    merges = train_ids([(ids, 1)], 2, 4)
+    assert [(m.left_id, m.right_id, m.count) for m in merges] == [(0, 0, 4), (4, 0, 2)]
+    assert merges[0].tokens_after == 9 and merges[1].tokens_after == 7
+    assert merges[1].tie_ids == ((0, 1),)  # "ab" also occurs twice, later
+
+
+def test_overlapping_runs_match_naive():
+    for ids in ([5] * 7, [1, 2] * 5, [1, 1, 2, 1, 1, 1, 2, 2, 2]):
+        for rule in bpeviz.TIE_BREAKS:
+            assert fast_rows([(ids, 3)], 10, 10, rule) == naive_train([ids], [3], 10, 10, rule)
+
+
+# -- the reference table ------------------------------------------------------------------
+
+
+def test_toy_corpus_reproduces_reference_table(toy_reference):
+    docs = corpora.documents("toy_pt")
+    assert docs == toy_reference["sentences"]
+    tok = bpeviz.train(docs, vocab_size=toy_reference["vocab_size"], level="chars", pretokenizer="gpt2")
+    assert len(tok.alphabet) == 23 and tok.vocab_size == 64
+    got = [(m.rank, m.left, m.right, m.token, m.count) for m in tok.merges]
+    want = [(m["rank"], m["left"], m["right"], m["token"], m["count"]) for m in toy_reference["merges"]]
+    assert got == want
+
+
+# -- the oracle ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tie_break", bpeviz.TIE_BREAKS)
+@pytest.mark.parametrize("level", bpeviz.LEVELS)
+@pytest.mark.parametrize("pretokenizer", PRETOKENIZERS)
+def test_fast_matches_naive_on_toy_and_udhr(tie_break, level, pretokenizer):
+    for key, n in (("toy_pt", 60), ("udhr-pt", 120)):
+        docs = corpora.documents(key)
+        assert fast_train_rows(docs, level, pretokenizer, n, tie_break) == oracle_rows(docs, level, pretokenizer, n, tie_break)
+
+
+@pytest.mark.parametrize("tie_break", bpeviz.TIE_BREAKS)
+def test_fast_matches_naive_on_english_to_4096(tie_break):
+    docs = [corpora.corpus_text("english")]
+    n = 4096 - 256
+    assert fast_train_rows(docs, "bytes", "gpt2", n, tie_break) == oracle_rows(docs, "bytes", "gpt2", n, tie_break)
+
+
+def test_fast_matches_naive_on_raw_english():
+    docs = [corpora.corpus_text("english")[:40_000]]
+    assert fast_train_rows(docs, "bytes", "none", 300, "first") == oracle_rows(docs, "bytes", "none", 300, "first")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=CORPUS_STRATEGY, tie_break=st.sampled_from(bpeviz.TIE_BREAKS), level=st.sampled_from(bpeviz.LEVELS),
+       pretokenizer=st.sampled_from(PRETOKENIZERS))
+def test_fast_matches_naive_on_random_corpora(docs, tie_break, level, pretokenizer):
+    assert fast_train_rows(docs, level, pretokenizer, 40, tie_break) == oracle_rows(docs, level, pretokenizer, 40, tie_break)
+
+
+def test_merges_do_not_depend_on_hash_seed():
+    code = (
+        "import bpeviz; from bpeviz import corpora;"
+        "t = bpeviz.train(corpora.corpus_text('udhr-fr'), vocab_size=400, level='bytes', pretokenizer='none');"
+        "print([(m.left_id, m.right_id, m.count) for m in t.merges])"
+    )
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        outputs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout)
+    assert len(outputs) == 1 and outputs.pop().count("(") > 100
+
+
+@settings(max_examples=60, deadline=None)
+@given(docs=CORPUS_STRATEGY, tie_break=st.sampled_from(bpeviz.TIE_BREAKS), pretokenizer=st.sampled_from(["gpt2", "none"]))
+def test_recorded_top_pairs_equal_a_recount(docs, tie_break, pretokenizer):
+    from collections import Counter
+
+    try:
+        tok = bpeviz.train(docs, vocab_size=10**5, tie_break=tie_break, pretokenizer=pretokenizer, record_top=6)
+    except ValueError:
+        return  # an empty corpus
+    words = Counter(bpeviz.pretokenize.count_pieces(docs, pretokenizer))
+    for step in range(len(tok.merges)):
+        recorded = [(p.left_id, p.right_id, p.count) for p in steps.recorded_pair_counts(tok, step)]
+        recount = [(p.left_id, p.right_id, p.count) for p in steps.pair_counts(tok, words, step)][:6]
+        assert recorded == recount, step
+
+
+def test_recorded_top_on_english_and_saved(tmp_path):
+    docs = corpora.documents("udhr-en")
+    tok = bpeviz.train(docs, vocab_size=600, level="bytes", pretokenizer="none", record_top=12)
+    words = bpeviz.pretokenize.count_pieces(docs, "none")
+    def key(pairs):
+        return [(p.left_id, p.right_id, p.count) for p in pairs]
+
+    for step in (0, 1, 50, 200, 343):
+        assert key(steps.recorded_pair_counts(tok, step)) == key(steps.pair_counts(tok, words, step)[:12])
+    tok.save(tmp_path / "t.json")
+    assert bpeviz.load(tmp_path / "t.json").merges == tok.merges
+
+

@@ -5,7 +5,7 @@ import streamlit as st
 from bpeviz_app import sidebar, state, style
 from bpeviz_app.i18n import t
 
-st.set_page_config(page_title="bpeviz: how BPE tokenizers learn", page_icon=":material/token:", layout="wide")
+st.set_page_config(page_title="bpeviz: how BPE tokenizers learn", page_icon=str(style.ASSETS / "icon.png"), layout="wide")
 state.init()
 style.apply()
 pages = [

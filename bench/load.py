@@ -1,11 +1,14 @@
 """Load: N browser sessions at once train their own text and step through it on one local server.
 
     python bench/load.py [--sessions 10] [--url http://127.0.0.1:PORT]
+    python bench/load.py --attack        # one session steps while another attacks: latency ratio and memory
 
 Without --url it starts `streamlit run app.py` on a free loopback port and stops it at the end.
 Each session pastes a different text, trains it, jumps to the last merge and checks that the merge
 table and corpus show its own text and nobody else's. Prints per-session times and whether the
-server stayed up. Traffic goes to 127.0.0.1 only; every wait is bounded.
+server stayed up. With --attack, a teacher's session clicks Next while another session opens
+regex compile bombs from links and uploads hostile files; it prints the teacher's step latency
+alone and under attack, and the server's memory. Traffic goes to 127.0.0.1 only; every wait is bounded.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT_MS = 180_000
 WORDS = ["alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett", "kilo", "lima"]
 
 
@@ -37,24 +41,25 @@ async def one_session(browser, url: str, k: int, n: int) -> dict:
     text, own = session_text(k)
     context = await browser.new_context(viewport={"width": 1300, "height": 900})
     page = await context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)  # ten sessions share two cores: a rerun can take a while
     dialogs: list[str] = []
     page.on("dialog", lambda d: dialogs.append(d.message))
     start = time.perf_counter()
     try:
-        await page.goto(url, timeout=60_000)
-        await page.wait_for_selector("h1", timeout=60_000)
+        await page.goto(url, timeout=TIMEOUT_MS)
+        await page.wait_for_selector("h1", timeout=TIMEOUT_MS)
         await page.get_by_text("Paste text").click()
         box = page.get_by_label("Text to train on", exact=True)
-        await box.wait_for(timeout=60_000)
+        await box.wait_for(timeout=TIMEOUT_MS)
         await box.fill(text)
         await box.press("Control+Enter")
-        await page.wait_for_selector("text=pasted text", timeout=60_000)
+        await page.wait_for_selector("text=pasted text", timeout=TIMEOUT_MS)
         await page.get_by_role("button", name="Last ⏭").click()
         # the step metric reads "n / n" once the last merge is drawn
         await page.wait_for_function(
             """() => { const m = document.querySelector('[data-testid="stMetricValue"]');
                        if (!m) return false; const [a, b] = m.innerText.split('/').map(s => s.trim());
-                       return a !== '0' && a === b; }""", timeout=60_000)
+                       return a !== '0' && a === b; }""", timeout=TIMEOUT_MS)
         others = [session_text(j)[1] for j in range(n) if j != k]
         leaked: set[str] = set()
         seen_own = False
@@ -85,6 +90,90 @@ async def run(url: str, n: int) -> list[dict]:
         results = await asyncio.gather(*(one_session(browser, url, k, n) for k in range(n)))
         await browser.close()
     return list(results)
+
+
+BOMBS = ["((a{1000}){500}){10}", "((b{1000}){500}){10}", "((c{1000}){500}){10}"]
+HOSTILE_UPLOADS = [
+    ("deep.json", b"[" * 100_000 + b"]" * 100_000),
+    ("merges.json", b'{"model": {"type": "BPE", "vocab": {}, "merges": 5}}'),
+    ("ranks.tiktoken", b"YQ== 0\nYg== 0\n"),
+]
+
+
+MAIN_ERROR_MENTIONS = """n => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stAlertContentError"]')]
+                             .some(e => e.innerText.includes(n))"""
+
+
+async def step_latencies(browser, url: str, clicks: int) -> list[float]:
+    """A fresh session on the toy corpus clicks Next `clicks` times; seconds until each new merge row shows."""
+    context = await browser.new_context(viewport={"width": 1300, "height": 900})
+    page = await context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        await page.goto(url)
+        await page.wait_for_selector("h1")
+        await page.wait_for_selector("text=Toy Portuguese (8 sentences)")
+        times = []
+        for k in range(1, clicks + 1):
+            start = time.perf_counter()
+            await page.get_by_role("button", name="Next ▶").click()
+            await page.wait_for_function(f"document.querySelectorAll('#merge-table tbody tr').length === {k}")
+            times.append(time.perf_counter() - start)
+        return times
+    finally:
+        await context.close()
+
+
+async def attack(browser, url: str) -> list[str]:
+    """One session opens regex bombs from links and uploads hostile files; returns the messages it was shown."""
+    from urllib.parse import quote
+
+    context = await browser.new_context(viewport={"width": 1300, "height": 900})
+    page = await context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    seen = []
+    try:
+        for bomb in BOMBS:
+            await page.goto(f"{url}/?pre=custom&re={quote(bomb)}")
+            await page.wait_for_function("t => document.body.innerText.includes(t)", arg="repeats too much")
+            seen.append("bomb refused")
+        await page.goto(f"{url}/files")
+        await page.wait_for_selector("h1")
+        for name, data in HOSTILE_UPLOADS:
+            await page.locator('[data-testid="stMain"] input[type="file"]').first.set_input_files(
+                {"name": name, "mimeType": "application/json", "buffer": data})
+            await page.wait_for_function(MAIN_ERROR_MENTIONS, arg=name)
+            seen.append(f"{name} refused")
+        return seen
+    finally:
+        await context.close()
+
+
+async def attack_run(url: str, clicks: int) -> dict:
+    """The teacher's step latency alone, then while another session attacks."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
+                                          args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                                "--disable-background-networking"])
+        alone = await step_latencies(browser, url, clicks)
+        under_attack, refused = await asyncio.gather(step_latencies(browser, url, clicks), attack(browser, url))
+        await browser.close()
+    return {"alone": alone, "under_attack": under_attack, "refused": refused}
+
+
+def in_thread(coroutine):
+    """Run a coroutine in a thread of its own: a caller (pytest with sync Playwright) may already run an event loop."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def healthy(url: str) -> bool:
@@ -120,9 +209,7 @@ def load(n: int, url: str | None = None) -> tuple[list[dict], bool, float]:
         proc, url = start_server()
     try:
         start = time.perf_counter()
-        # a thread of its own: a caller (pytest with sync Playwright) may already run an event loop here
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            results = pool.submit(asyncio.run, run(url, n)).result()
+        results = in_thread(run(url, n))
         return results, healthy(url), time.perf_counter() - start
     finally:
         if proc is not None:
@@ -130,11 +217,30 @@ def load(n: int, url: str | None = None) -> tuple[list[dict], bool, float]:
             proc.wait(timeout=15)
 
 
+def main_attack(clicks: int) -> None:
+    proc, url = start_server()
+    try:
+        result = in_thread(attack_run(url, clicks))
+        memory = rss_mb(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    alone, attacked = statistics.median(result["alone"]), statistics.median(result["under_attack"])
+    print(f"teacher's Next, median of {clicks}: alone {alone * 1000:.0f} ms, while another session attacks "
+          f"{attacked * 1000:.0f} ms ({attacked / alone:.2f}x)")
+    print(f"attacks refused: {', '.join(result['refused'])}; server memory after: {memory:.0f} MB (limit 1 024 MB)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--url")
+    parser.add_argument("--attack", action="store_true", help="latency of one session while another attacks")
+    parser.add_argument("--clicks", type=int, default=12)
     args = parser.parse_args()
+    if args.attack:
+        main_attack(args.clicks)
+        return
     results, up, wall = load(args.sessions, args.url)
     for r in results:
         verdict = "ok" if r["ok"] else f"FAILED {r.get('error', '')} leaked: {r['leaked']}"

@@ -385,8 +385,8 @@ def from_pairs(pairs: list[tuple[bytes, bytes]], pretokenizer: str = "gpt2") -> 
     return _merges_from_tokens("bytes", None, pairs, "the file", pretokenizer)  # type: ignore[arg-type]
 
 
-def _split_by_lower_ranks(token: bytes, rank: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes]:
-    """BPE on token's bytes with the ranks below `rank`; a BPE rank file leaves exactly two parts.
+def _split_by_lower_ranks(token: bytes, rank: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes] | None:
+    """BPE on token's bytes with the ranks below `rank`: the two parts it leaves, or None if it leaves more.
 
     A heap over adjacent parts keeps this O(n log n) in the token's length.
     """
@@ -406,9 +406,9 @@ def _split_by_lower_ranks(token: bytes, rank: int, ranks: dict[bytes, int]) -> t
         push(i)
     left = len(parts)
     while heap and left > 2:
-        _, i, j = heapq.heappop(heap)
-        if parts[i] is None or nxt[i] != j or parts[j] is None:
-            continue
+        r, i, j = heapq.heappop(heap)
+        if parts[i] is None or nxt[i] != j or parts[j] is None or ranks.get(parts[i] + parts[j]) != r:  # type: ignore[operator]
+            continue  # stale: a neighbour changed since this entry was pushed
         parts[i], parts[j] = parts[i] + parts[j], None  # type: ignore[operator]
         nxt[i] = nxt[j]
         if nxt[i] < len(parts):
@@ -418,17 +418,57 @@ def _split_by_lower_ranks(token: bytes, rank: int, ranks: dict[bytes, int]) -> t
         if prv[i] >= 0:
             push(prv[i])
     remaining = [p for p in parts if p is not None]
-    if len(remaining) != 2:
-        raise ValueError(f"Token {cut(token)} (rank {rank}) cannot be made from two earlier tokens; not a BPE rank file.")
-    return remaining[0], remaining[1]
+    return (remaining[0], remaining[1]) if len(remaining) == 2 else None
+
+
+def _earliest_split(token: bytes, when: dict[bytes, float]) -> tuple[float, tuple[bytes, bytes]] | None:
+    """The split of token into two known tokens that both exist soonest, and when that is; None if there is none."""
+    best = None
+    for k in range(1, len(token)):
+        left, right = token[:k], token[k:]
+        if left in when and right in when:
+            ready = max(when[left], when[right])
+            if best is None or ready < best[0]:
+                best = (ready, (left, right))
+    return best
 
 
 def pairs_from_ranks(ranks: dict[bytes, int], n_merges: int | None = None) -> list[tuple[bytes, bytes]]:
-    """Recover the merge pairs behind tiktoken ranks: BPE on each token with the lower ranks leaves two parts."""
-    ordered = sorted((r, t) for t, r in ranks.items() if len(t) > 1)
-    if n_merges is not None:
-        ordered = ordered[:n_merges]
-    return [_split_by_lower_ranks(token, rank, ranks) for rank, token in ordered]
+    """Recover the merge pairs behind tiktoken ranks, in an order where every merge comes after its parts.
+
+    BPE on each token with the lower ranks usually leaves two parts: that pair merges at the token's
+    rank. A few real tokens (o200k_base's `urrent`, rank 1315) need a part with a higher rank; tiktoken
+    forms them as soon as the part exists, so here their merge comes right after that part.
+    """
+    when: dict[bytes, float] = {t: r for t, r in ranks.items() if len(t) == 1}  # token -> when it can first exist
+    found: list[tuple[float, int, tuple[bytes, bytes]]] = []  # (when, rank, pair)
+    deferred: list[tuple[int, bytes]] = []
+    times: list[float] = []  # a min-heap of the `when` of merges found and not yet known to come before `rank`
+    settled = 0  # merges known to come before every token still to read
+    stopped = False
+    for rank, token in sorted((r, t) for t, r in ranks.items() if len(t) > 1):
+        while times and times[0] < rank:
+            heapq.heappop(times)
+            settled += 1
+        if n_merges is not None and settled >= n_merges:
+            stopped = True  # every later token merges later still
+            break
+        pair = _split_by_lower_ranks(token, rank, ranks)
+        if pair is None:
+            deferred.append((rank, token))
+            continue
+        when[token] = max(rank, when[pair[0]] + 0.5, when[pair[1]] + 0.5)
+        found.append((when[token], rank, pair))
+        heapq.heappush(times, when[token])
+    for rank, token in sorted(deferred, key=lambda rt: len(rt[1])):  # parts are shorter, so placed by then
+        split = _earliest_split(token, when)
+        if split is None and not stopped:
+            raise ValueError(f"Token {cut(token)} (rank {rank}) cannot be made from two other tokens; not a BPE rank file.")
+        if split is not None:
+            when[token] = max(split[0] + 0.5, rank)
+            found.append((when[token], rank, split[1]))
+    found.sort()
+    return [pair for _, _, pair in found[:n_merges]]
 
 
 def read_tiktoken_ranks(data: bytes, name: str) -> dict[bytes, int]:

@@ -120,6 +120,8 @@ def expansion(pattern: str) -> int:
         elif ch == "(":
             stack.append([0, 0])
             continue
+        elif ch in "*+?|":  # these repeat or separate what stands already; they copy nothing
+            continue
         elif ch == ")" and len(stack) > 1:
             item = max(stack.pop()[0], 1)
         elif ch == "{" and (repeat := _COUNTED_REPEAT.match(pattern, i - 1)) and (repeat.group(1) or repeat.group(2)):

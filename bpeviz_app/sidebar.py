@@ -130,8 +130,9 @@ def corpus_picker() -> Lesson:
         st.file_uploader(t("tokenizer_file", cap=MAX_TOKENIZER_MB), type=["json", "tiktoken", "csv", "vocab"],
                          key="import_replay", max_upload_size=MAX_TOKENIZER_MB, help=t("tokenizer_file_help"))
     elif source == "paste":
-        st.text_area(t("paste_here", cap=MAX_TEXT_CHARS), key="pasted", height=160, placeholder=t("paste_placeholder"),
-                     max_chars=MAX_TEXT_CHARS, help=t("paste_help", cap=MAX_TEXT_CHARS))
+        st.text_area(t("paste_here"), key="pasted", height=160, placeholder=t("paste_placeholder"), max_chars=MAX_TEXT_CHARS,
+                     help=t("paste_help", cap=MAX_TEXT_CHARS))
+        st.caption(t("paste_help", cap=MAX_TEXT_CHARS))  # said before the limit is hit: the browser stops at it
         st.checkbox(t("lines_are_docs"), key="lines_are_docs", help=t("lines_are_docs_help"))
     else:
         st.file_uploader(t("text_file", cap=MAX_UPLOAD_MB), type=["txt", "md", "py", "csv"], key="upload",

@@ -23,6 +23,7 @@ MAX_URL_TEXT = 1_500  # pasted text longer than this goes into the JSON snapshot
 MAX_SNAPSHOT_BYTES = 6_000_000  # a lesson file holds at most the pasted-text cap and a little more
 MAX_STEP = 10**6
 SOURCES = ("shipped", "paste", "upload", "gpt2", "import")
+REPLAY_SOURCES = ("gpt2", "import")
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 3.0)  # seconds per step when playing
 CUSTOM = "custom"
 SNAPSHOT_FORMAT = "bpeviz-lesson"
@@ -41,18 +42,17 @@ class Field:
     low: float | None = None
     high: float | None = None
 
-    def coerce(self, value: object) -> object:
-        """value checked and converted to this field's type; ValueError with a message naming the field."""
+    def coerce(self, value: object, name: str | None = None) -> object:
+        """value checked and converted to this field's type; ValueError with a message naming the field (as `name`)."""
+        name = render.md(name or self.key)
         try:
             converted = self._convert(value)
         except (TypeError, ValueError, OverflowError):
-            raise ValueError(t("bad_value", field=self.url or self.key, value=_short(value))) from None
+            raise ValueError(t("bad_value", field=name, value=_short(value))) from None
         if self.choices is not None and converted not in self.choices:
-            raise ValueError(t("bad_choice", field=self.url or self.key, value=_short(value),
-                               choices=", ".join(map(str, self.choices))))
+            raise ValueError(t("bad_choice", field=name, value=_short(value), choices=", ".join(map(str, self.choices))))
         if (self.low is not None and converted < self.low) or (self.high is not None and converted > self.high):  # type: ignore[operator]
-            raise ValueError(t("out_of_range", field=self.url or self.key, value=_short(value), low=f"{self.low:,g}",
-                               high=f"{self.high:,g}"))
+            raise ValueError(t("out_of_range", field=name, value=_short(value), low=f"{self.low:,g}", high=f"{self.high:,g}"))
         return converted
 
     def _convert(self, value: object) -> object:
@@ -97,8 +97,8 @@ DEFAULTS = {key: f.default for key, f in FIELDS.items()}
 
 
 def _short(value: object) -> str:
-    """A value for a message: cut to 40 characters and made inert for Markdown."""
-    text = str(value)
+    """A value for a message: cut to 40 characters, lone surrogates escaped, made inert for Markdown."""
+    text = str(value).encode("utf-8", "backslashreplace").decode("utf-8")
     return render.md(text if len(text) <= 40 else text[:37] + "…")
 
 
@@ -127,15 +127,17 @@ def apply(values: dict, *, url: bool) -> list[str]:
     for name, value in values.items():
         field = by_name.get(name)
         if field is None:
-            messages.append(t("unknown_field", field=_short(name)))
+            messages.append(t("unknown_field", field=_short(name)))  # a key of a hostile file: shown inert
             continue
         try:
-            accepted[field.key] = field.coerce(value)
+            accepted[field.key] = field.coerce(value, name)
         except ValueError as exc:
             messages.append(str(exc))
     if "corpus" in accepted and accepted.get("source", "shipped") == "shipped":
         preset = corpora.CORPORA[str(accepted["corpus"])]
         st.session_state.vocab_size, st.session_state.level = preset.vocab_size, preset.level
+    if accepted.get("source") in REPLAY_SOURCES:
+        st.session_state.level = "bytes"  # replayed merges are byte-level; the vocab asked for stays as asked
     for key, value in accepted.items():
         st.session_state[key] = value
     return messages

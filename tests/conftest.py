@@ -66,7 +66,26 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def app_url(request):
+def app_url(app_server) -> str:
+    return app_server.url
+
+
+class Server:
+    """The running app: its address and process (for memory readings)."""
+
+    def __init__(self, url: str, pid: int) -> None:
+        self.url, self.pid = url, pid
+
+    def rss_mb(self) -> float:
+        """Resident memory of the server process, from /proc."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+
+@pytest.fixture(scope="session")
+def app_server(request):
     """Start `streamlit run app.py` on a free loopback port; stop it at the end, keep its log on failure."""
     import subprocess
     import time
@@ -94,7 +113,7 @@ def app_url(request):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"streamlit did not start; see {log_path}:\n{log_path.read_text()[-3000:]}")
             time.sleep(0.3)
-        yield url
+        yield Server(url, proc.pid)
     finally:
         proc.terminate()
         try:
@@ -131,7 +150,9 @@ def page(browser, request):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
     pg.dialogs = []
+    pg.requests = []  # every URL the page asked for: nothing may leave the app's origin
     pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+    pg.on("request", lambda r: pg.requests.append(r.url))
     yield pg
     if getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed:
         ARTIFACTS.mkdir(exist_ok=True)

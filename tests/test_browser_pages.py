@@ -164,3 +164,31 @@ def test_two_visitors_never_see_each_other(app_url, browser):
     assert "alfabeta" not in text_b.replace("␣", "") and "zeta" not in text_b and "41 / 41" in text_b
     a.context.close()
     b.context.close()
+
+
+def test_nothing_is_fetched_beyond_the_app_and_links_cannot_inject(app_url, page):
+    from urllib.parse import quote
+
+    image = "![p](http://127.0.0.1:9/x)"
+    open_app(page, app_url, f"/?pre=custom&re={quote(image + '|' + chr(92) + 'w+|' + chr(92) + 's')}")
+    wait_text(page, "Toy Portuguese (8 sentences)")
+    page.get_by_role("button", name="Next ▶").click()
+    page.wait_for_selector("#merge-table tbody tr")
+    assert page.locator('img[src*="127.0.0.1:9"]').count() == 0 and page.locator('a[href*="127.0.0.1:9"]').count() == 0
+    for path in ("/encode", "/charts", "/quirks", "/files"):
+        open_app(page, app_url, path)
+    page.wait_for_timeout(500)
+    foreign = sorted({u for u in page.requests if not u.startswith((app_url, "data:", "blob:", "about:"))})
+    assert foreign == []
+    assert any(u.startswith(app_url) for u in page.requests)  # the recorder really records
+
+
+def test_the_paste_box_states_its_limit_and_the_browser_keeps_to_it(app_url, page):
+    open_app(page, app_url)
+    page.get_by_text("Paste text").click()
+    wait_text(page, "At most 5,000,000 characters")
+    box = page.get_by_label("Text to train on", exact=True)
+    box.fill("o gato " * 714_300)  # 5 000 100 characters
+    length = page.evaluate("() => document.querySelector('textarea[aria-label=\"Text to train on\"]').value.length")
+    assert length <= 5_000_000  # the box keeps to the limit, so no paste can reach the 25 MB websocket limit
+    assert "upload a file or use the command line" in page.inner_text("body")

@@ -13,3 +13,14 @@ def test_three_sessions_at_once_each_see_only_their_own(app_url):
     assert up
     failures = [(r["session"], r.get("error"), r["leaked"]) for r in results if not r["ok"]]
     assert failures == []
+
+
+def test_an_attack_from_one_session_leaves_memory_and_the_others_alone(app_server):
+    before = app_server.rss_mb()
+    result = load.in_thread(load.attack_run(app_server.url, clicks=4))
+    after = app_server.rss_mb()
+    print(f"server memory {before:.0f} -> {after:.0f} MB; teacher's steps alone {result['alone']}, "
+          f"under attack {result['under_attack']}")
+    assert len(result["refused"]) == len(load.BOMBS) + len(load.HOSTILE_UPLOADS)  # every attack got its message
+    assert len(result["under_attack"]) == 4  # the teacher's session stepped through while it went on
+    assert after < 1024 and after - before < 300

@@ -66,7 +66,9 @@ def test_nfc_and_nfd_tokenize_differently():
 
 
 def test_a_ten_thousand_character_word():
-    word = "".join(random.Random(1).choice("abcde") for _ in range(10_000))
+    rng = random.Random(1)
+    word = "".join(rng.choice("abcde") for _ in range(10_000))
+    assert len(set(word)) == 5
     for pre in ("gpt2", "words", "none"):
         tok = bpeviz.train(word + " " + word[:50], vocab_size=300, level="bytes", pretokenizer=pre)
         assert tok.decode(tok.encode(word)) == word

@@ -58,9 +58,9 @@ def chart_corpus(key: str) -> list[str] | None:
 def vocab_chart() -> None:
     st.subheader(t("chart_vocab"))
     options = ["english", LESSON, *[k for k in corpora.CORPORA if k not in ("english", corpora.DEFAULT_CORPUS)]]
-    c1, c2, c3, c4 = st.columns(4)
-    key = c1.selectbox(t("corpus"), options, key="chart_corpus",
+    key = st.selectbox(t("corpus"), options, key="chart_corpus",
                        format_func=bound(lambda k, lg: t("lesson_corpus", lg) if k == LESSON else corpus_label(k, lg)))
+    c2, c3, c4 = st.columns(3)
     vocab_size = c2.select_slider(t("trained_vocab"), CHART_VOCABS, value=4096, key="chart_vocab")
     pretokenizer = c3.selectbox(t("split"), list(bpeviz.PRETOKENIZERS), index=1, key="chart_pre")
     percent = c4.slider(t("held_out_percent"), 5, 50, 10, key="chart_heldout", help=t("held_out_help"))
@@ -92,13 +92,15 @@ def draw_vocab_chart(data: dict) -> None:
     y = alt.Y("bpt:Q", title=t("axis_bpt"))
     tooltip = [alt.Tooltip("series", title=t("col_series")), alt.Tooltip("vocab", title=t("col_vocab")),
                alt.Tooltip("bpt:Q", format=".2f", title=t("col_bytes_per_token"))]
-    line_chart = alt.Chart(lines).mark_line(strokeWidth=3).encode(x=x, y=y, color=alt.Color("series:N", title=None),
-                                                                   tooltip=tooltip)
+    line_chart = alt.Chart(lines).mark_line(strokeWidth=3).encode(
+        x=x, y=y, color=alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom")), tooltip=tooltip)
     held_points = alt.Chart(lines[lines.series == heldout]).mark_point(size=70, filled=True).encode(x=x, y=y, color="series:N")
     ref_points = alt.Chart(refs).mark_point(size=160, shape="diamond", filled=True, color="#333").encode(x=x, y=y,
                                                                                                          tooltip=tooltip)
-    ref_labels = alt.Chart(refs).mark_text(align="center", dy=-16, fontSize=14, fontWeight="bold").encode(x=x, y=y, text="series")
-    st.altair_chart((line_chart + held_points + ref_points + ref_labels).properties(height=420), width="stretch")
+    # neighbours on a log axis: alternate the labels above and below their diamonds so they never overlap
+    labels = [alt.Chart(part).mark_text(align="center", dy=dy, fontSize=14, fontWeight="bold").encode(x=x, y=y, text="series")
+              for part, dy in ((refs.iloc[::2], -16), (refs.iloc[1::2], 18))]
+    views.chart(alt.layer(line_chart, held_points, ref_points, *labels).properties(height=420))
 
 
 def doubling_table(points: list[tuple[int, float]]) -> None:
@@ -151,13 +153,13 @@ def language_chart(tok: bpeviz.Tokenizer | None) -> None:
     digest = sources.digest(lesson.source) if lesson.source is not None and tok is not None else "none"
     table = language_rows(digest, lesson.settings, t("trained_here"), t("toy_tokenizer"), tok).copy()
     table.insert(0, "language", [t(f"udhr_{code}") + (" *" if code in corpora.NO_SPACES else "") for code in table.code])
-    c1, c2, c3 = st.columns([2, 1, 1])
-    languages = c1.multiselect(t("languages"), list(corpora.UDHR_LANGUAGES), default=list(corpora.UDHR_LANGUAGES),
+    languages = st.multiselect(t("languages"), list(corpora.UDHR_LANGUAGES), default=list(corpora.UDHR_LANGUAGES),
                                format_func=labels("udhr_{}"), key="lang_pick")
+    c2, c3 = st.columns(2)
     measure = c2.selectbox(t("measure"), MEASURES, key="lang_measure", format_func=bound(lambda m, lg: t(COLUMN_KEYS[m], lg)))
     sort_by = c3.selectbox(t("sort_by"), ("o200k_base", "gpt2", "language"), key="lang_sort",
                            format_func=bound(lambda k, lg: t("col_language", lg) if k == "language"
-                                             else t("premium_of", lg, name=ENCODINGS[k].label)))
+                                             else t("premium_of", lg, name=ENCODINGS[k].short_label)))
     shown = table[table.code.isin(languages)]
     if shown.empty:
         st.info(t("pick_a_language"))
@@ -176,7 +178,7 @@ def language_chart(tok: bpeviz.Tokenizer | None) -> None:
         tooltip=tooltip,
     ).properties(height=alt.Step(22))
     rule = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="#888").encode(x="x:Q")
-    st.altair_chart(chart + rule if measure == "premium" else chart, width="stretch")
+    views.chart(chart + rule if measure == "premium" else chart)
     st.caption(t("languages_caption"))
     table_shown = shown.drop(columns=["code"]).rename(columns={c: t(k) for c, k in COLUMN_KEYS.items()})
     st.dataframe(table_shown, hide_index=True)
@@ -197,8 +199,7 @@ def portuguese_panel(tok: bpeviz.Tokenizer | None) -> None:
             n = len(tok.encode_ordinary(sentence))
             row.update({t("col_trained_tokens"): n, t("col_trained_per_word"): round(n / words, 2)})
         rows.append(row)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                 column_config={t("col_sentence"): st.column_config.TextColumn(width="large")})
+    st.table(pd.DataFrame(rows).set_index(t("col_sentence")))  # a plain table wraps its long sentences to the page
     st.caption(t("portuguese_caption"))
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
-from bpeviz import render
-from bpeviz.records import ENDOFTEXT, Merge
+from bpeviz import render, sources
+from bpeviz.records import ENDOFTEXT
 from bpeviz.tokenizer import Tokenizer
-from bpeviz_app import runs, sidebar, state, stepper, views
+from bpeviz_app import player, runs, sidebar, state, views
 from bpeviz_app.i18n import error_text, t
 
 MAX_SENTENCE = 100_000  # characters encoded at all
@@ -31,33 +33,25 @@ def _show_whole_trace() -> None:
     st.session_state.trace_step = state.MAX_STEP  # clamped to the trace's length
 
 
-def pair_text(merge: Merge) -> str:
-    return f"{render.show(merge.left)} + {render.show(merge.right)}"
+@st.fragment
+def trace_player(tok: Tokenizer, lesson: sidebar.Lesson, text: str) -> None:
+    source, settings = lesson.source, lesson.settings
+    digest = hashlib.sha256(f"{runs.run_digest(source, settings)}|{text}".encode()).hexdigest()[:20]  # type: ignore[arg-type]
+    history = runs.trace_history(sources.digest(source), settings, text, source)  # type: ignore[arg-type]
+    player.mount("player_trace", "trace", digest, len(history["fired"]), "trace_step", lambda: history)
 
 
-def trace_view(tok: Tokenizer, text: str, playing_at_start: bool) -> None:
-    trace = tok.trace(text)
-    n = len(trace) - 1
-    stepper.advance_if_playing("trace_step", n)
-    step, playing = stepper.controls("trace_step", n, label=t("trace_step"))
-    if playing != playing_at_start:
-        st.rerun()
-    rows = []
-    for k, row in enumerate(trace[: step + 1]):
-        merge = t("start") if row.merge is None else f"#{row.rank}: {pair_text(row.merge)}"
-        rows.append((k, merge, " ".join(render.show(p) for p in row.pieces), len(row.pieces)))
-    table = render.table_html(t("trace_cols").split("|"), rows, highlight_row=len(rows) - 1)
-    st.markdown(f'<div class="bpe-scroll" id="trace-table">{table}</div>', unsafe_allow_html=True)
-    fired = [r for r in trace[1 : step + 1] if r.rank is not None]
-    if fired:
-        c1, c2 = st.columns([3, 1])
-        rank = c1.selectbox(t("open_merge"), [r.rank for r in fired], index=len(fired) - 1,
-                            format_func=lambda r: f"#{r}: {render.show(tok.merges[r - 1].token)}", key=f"trace_open_{step}")
-        if c2.button(t("open_button"), key="trace_open_btn"):
-            st.session_state.step = rank
-            st.switch_page("app_pages/train.py")
-    st.caption(t("after_step", step=step, n=len(trace[step].pieces)) + ("" if step < n else t("no_more")))
-    state.sync_url()  # a fragment rerun skips the end of app.py
+def open_in_table(tok: Tokenizer, lesson: sidebar.Lesson, text: str) -> None:
+    """Pick a merge of the trace and jump to its row on the Train page."""
+    fired = [f[0] for f in runs.trace_history(sources.digest(lesson.source), lesson.settings, text, lesson.source)["fired"]]
+    if not fired:
+        return
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    rank = row.selectbox(t("open_merge"), fired, index=len(fired) - 1, key="trace_open", width=360,
+                         format_func=lambda r: f"#{r}: {render.show(tok.merges[r - 1].token)}")
+    if row.button(t("open_button"), key="trace_open_btn"):
+        st.session_state.step = rank
+        st.switch_page("app_pages/train.py")
 
 
 def final_tokens(tok: Tokenizer, text: str, ids: list[int]) -> None:
@@ -71,13 +65,14 @@ def final_tokens(tok: Tokenizer, text: str, ids: list[int]) -> None:
 
 
 def suggestions() -> None:
-    cols = st.columns(len(SUGGESTIONS))
-    for col, (key, sentence) in zip(cols, SUGGESTIONS.items()):
-        col.button(t(f"sugg_{key}"), on_click=_suggest, args=(sentence,), key=f"suggest_{key}", width="stretch")
+    row = st.container(horizontal=True)  # wraps on a narrow screen instead of cutting the labels
+    for key, sentence in SUGGESTIONS.items():
+        row.button(t(f"sugg_{key}"), on_click=_suggest, args=(sentence,), key=f"suggest_{key}")
 
 
 st.title(t("encode_title"))
-tok = runs.for_page(sidebar.current())
+lesson = sidebar.current()
+tok = runs.for_page(lesson)
 suggestions()
 text = st.text_area(t("sentence"), key="sentence", height=80, on_change=_show_whole_trace)
 
@@ -96,8 +91,8 @@ elif tok is not None:
     st.subheader(t("trace"))
     if len(text) > MAX_TRACE:
         st.warning(t("trace_cut", cap=MAX_TRACE))
-    st.fragment(trace_view, run_every=stepper.run_every("trace_step"))(tok, text[:MAX_TRACE],
-                                                                         bool(st.session_state.get("trace_step_playing")))
+    trace_player(tok, lesson, text[:MAX_TRACE])
+    open_in_table(tok, lesson, text[:MAX_TRACE])
     final_tokens(tok, text, ids)
     st.subheader(t("real_tokenizers"))
     views.compare(text, tok)

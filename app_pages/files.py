@@ -14,21 +14,20 @@ MAX_IMPORT_MERGES = 200_000
 
 
 def export_row(tok: Tokenizer, fmt: formats.Format) -> None:
-    c1, c2 = st.columns([1, 3])
+    row = st.container(horizontal=True, vertical_alignment="center")  # wraps on a narrow screen
     label = t(f"format_label_{fmt.name}", default=fmt.label)
     try:
         data = fmt.write(tok)
     except ValueError as exc:
-        c1.button(t("format_unavailable", label=label), disabled=True, key=f"export_{fmt.name}", width="stretch")
-        c2.caption(render.md(error_text(exc)))
+        row.button(t("format_unavailable", label=label), disabled=True, key=f"export_{fmt.name}")
+        row.caption(render.md(error_text(exc)))
         return
     name = f"bpeviz-{tok.level}-{tok.vocab_size}{fmt.extension}"
-    c1.download_button(t("download_format", label=label), data, file_name=name, key=f"export_{fmt.name}", width="stretch",
-                       on_click="ignore")
-    c2.caption(t(f"format_{fmt.name}", default=fmt.note))
+    row.download_button(t("download_format", label=label), data, file_name=name, key=f"export_{fmt.name}", on_click="ignore")
     if fmt.sidecar is not None:
-        c2.download_button(t("download_sidecar"), fmt.sidecar(tok), file_name=name + ".json", key=f"export_{fmt.name}_side",
-                           on_click="ignore")
+        row.download_button(t("download_sidecar"), fmt.sidecar(tok), file_name=name + ".json", key=f"export_{fmt.name}_side",
+                            on_click="ignore")
+    row.caption(t(f"format_{fmt.name}", default=fmt.note))
 
 
 def export_section() -> None:

@@ -155,7 +155,7 @@ def usage_panel(tok: bpeviz.Tokenizer | None) -> None:
             x=alt.X("rank:Q", scale=alt.Scale(type="log"), title=t("zipf_x")),
             y=alt.Y("uses:Q", scale=alt.Scale(type="log"), title=t("zipf_y")),
             tooltip=[alt.Tooltip("rank", title=t("col_rank")), alt.Tooltip("uses", title=t("zipf_y"))])
-        st.altair_chart(chart.properties(height=300), width="stretch")
+        views.chart(chart.properties(height=300))
         st.markdown(t("zipf_used", used=len(counts), vocab=vocab, unused=vocab - len(counts)))
 
 

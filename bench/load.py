@@ -54,10 +54,10 @@ async def one_session(browser, url: str, k: int, n: int) -> dict:
         await box.fill(text)
         await box.press("Control+Enter")
         await page.wait_for_selector("text=pasted text", timeout=TIMEOUT_MS)
-        await page.get_by_role("button", name="Last ⏭").click()
-        # the step metric reads "n / n" once the last merge is drawn
+        await page.get_by_role("button", name="Last »").click()
+        # the step counter reads "n / n" once the last merge is drawn
         await page.wait_for_function(
-            """() => { const m = document.querySelector('[data-testid="stMetricValue"]');
+            """() => { const m = document.querySelector('[data-testid="bpe-counter"]');
                        if (!m) return false; const [a, b] = m.innerText.split('/').map(s => s.trim());
                        return a !== '0' && a === b; }""", timeout=TIMEOUT_MS)
         others = [session_text(j)[1] for j in range(n) if j != k]

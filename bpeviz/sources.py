@@ -16,7 +16,7 @@ from functools import cached_property
 from . import corpora, formats
 from .records import Settings, to_bytes
 from .tokenizer import Tokenizer
-from .training import train
+from .training import replay_on, train
 
 REPLAY_CORPUS = "english"  # replayed merges are counted and drawn on this shipped corpus
 
@@ -135,24 +135,26 @@ def digest(source: CorpusSource) -> str:
     return h.hexdigest()[:20]
 
 
-def replay(source: ReplayFile | ReplayGPT2, settings: Settings) -> Tokenizer:
-    """The tokenizer whose first vocab_size - base merges are the source's, ready to step through.
+def replay(source: ReplayFile | ReplayGPT2, settings: Settings, *, progress: Callable[[int, int], None] | None = None,
+           record_top: int = 0) -> Tokenizer:
+    """The source's first vocab_size - base merges, measured on the replay corpus, ready to step through.
 
     Byte-level files are split with settings.pretokenizer; a bpeviz file keeps its own level and split.
     """
     if isinstance(source, ReplayGPT2):
-        return formats.from_pairs(formats.gpt2_pairs(max(0, settings.vocab_size - 256)), pretokenizer=settings.pretokenizer)
-    tok = formats.import_data(source.data, source.name)
-    tok = tok.truncated(max(0, settings.vocab_size - tok.n_base))
-    if tok.level == "bytes" and tok.settings.pretokenizer != settings.pretokenizer:
-        tok = formats.from_pairs([(m.left, m.right) for m in tok.merges], pretokenizer=settings.pretokenizer)  # type: ignore[misc]
-    return tok
+        tok = formats.from_pairs(formats.gpt2_pairs(max(0, settings.vocab_size - 256)), pretokenizer=settings.pretokenizer)
+    else:
+        tok = formats.import_data(source.data, source.name)
+        tok = tok.truncated(max(0, settings.vocab_size - tok.n_base))
+        if tok.level == "bytes" and tok.settings.pretokenizer != settings.pretokenizer:
+            tok = formats.from_pairs([(m.left, m.right) for m in tok.merges], pretokenizer=settings.pretokenizer)  # type: ignore[misc]
+    return replay_on(tok, source.documents(), progress=progress, record_top=record_top)
 
 
 def tokenizer_for(source: CorpusSource, settings: Settings, *, progress: Callable[[int, int], None] | None = None,
                   record_top: int = 0) -> Tokenizer:
     """Train on the source with settings, or replay its merges."""
     if isinstance(source, REPLAYS):
-        return replay(source, settings)
+        return replay(source, settings, progress=progress, record_top=record_top)
     return train(source.documents(), vocab_size=settings.vocab_size, level=settings.level,
                  pretokenizer=settings.pretokenizer, tie_break=settings.tie_break, progress=progress, record_top=record_top)

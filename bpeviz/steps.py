@@ -1,6 +1,8 @@
 """Replaying a training run at any step: pair counts before the next merge, the corpus segmented.
 
-Everything is derived from a trained Tokenizer and the corpus; nothing is retrained.
+Everything is derived from a trained Tokenizer and the corpus; nothing is retrained. The
+*_history functions package a whole run (or an encoding trace) as JSON-ready data, so that a
+browser can draw any step itself without asking the server again.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .records import Token, documents_of
+from . import pretokenize, render
+from .records import MAX_TIES_RECORDED, Token, documents_of
 from .rules import tie_rule
 from .tokenizer import Tokenizer
 
@@ -61,3 +64,80 @@ def corpus_window(corpus: str | bytes | Sequence[str], max_chars: int = 3000) ->
         shown.append(doc[: max_chars - total])
         total += len(shown[-1])
     return shown
+
+
+# -- a whole run as data for a browser that draws every step itself ---------------------------
+
+TOP_SENT = 12  # pairs per step the browser gets (the chart shows 12, more when they tie)
+TOP_CHUNK = 2_000  # steps of pair counts per message once a run is too long to send whole
+SEND_WHOLE = 5_000  # runs up to this many merges send every step's pair counts at once
+
+
+def token_texts(tok: Tokenizer, upto: int) -> list[str]:
+    """How each id below `upto` reads in a class (␣ for spaces, \\xNN for cut bytes)."""
+    return [render.show(tok.token_of(i)) for i in range(upto)]
+
+
+def top_chunk(tok: Tokenizer, start: int, stop: int, after_last: Sequence[PairCount] = ()) -> list[list[int]]:
+    """The recorded best pairs before each merge in [start, stop), flat [l, r, c, l, r, c, ...] per step.
+
+    The step after the last merge has no record; `after_last` (a recount) fills it in.
+    """
+    rows = []
+    for step in range(start, min(stop, len(tok.merges) + 1)):
+        if step < len(tok.merges):
+            rows.append([x for triple in tok.merges[step].top[:TOP_SENT] for x in triple])
+        else:
+            rows.append([x for p in after_last[:TOP_SENT] for x in (p.left_id, p.right_id, p.count)])
+    return rows
+
+
+def window_pieces(tok: Tokenizer, documents: Sequence[str], max_chars: int = 3000) -> list[list[list[int]]]:
+    """The first documents cut into pre-tokens, each as base ids: what the browser segments at any step."""
+    return [[tok.base_ids(piece) for piece in pretokenize.split_text(doc, tok.settings.pretokenizer)]
+            for doc in corpus_window(documents, max_chars)]
+
+
+def train_history(tok: Tokenizer, documents: Sequence[str], words: Counter[str] | None = None) -> dict:
+    """Everything a browser needs to draw any step of a run, JSON-ready, sent once per run.
+
+    merges: [left id, right id, count, corpus tokens after, ties] per merge; tokens: the text of every id;
+    top: the best pairs before each step (all steps, or the first chunk of a long run); window: the corpus
+    shown, as base ids per pre-token. words (distinct pre-tokens with counts) give the last step's pairs.
+    """
+    n = len(tok.merges)
+    after_last = pair_counts(tok, words, n)[:TOP_SENT] if words is not None else []
+    total_chars = sum(len(d) for d in documents)
+    window = window_pieces(tok, documents)
+    return {
+        "n": n,
+        "base": tok.n_base,
+        "level": tok.level,
+        "tieRule": tok.settings.tie_break,
+        "tokens": token_texts(tok, tok.n_base + n),
+        "partial": [i for i in range(tok.n_base + n) if render.is_partial(tok.token_of(i))],
+        "fallbackStart": tok.byte_fallback_start if tok.level == "chars" else None,
+        "merges": [[m.left_id, m.right_id, m.count, m.tokens_after, len(m.ties)] for m in tok.merges],
+        "maxTies": MAX_TIES_RECORDED,  # a merge with this many ties recorded may have had more
+        "corpusTokens": tok.corpus_tokens,
+        "corpusBytes": tok.corpus_bytes,
+        "counted": bool(n == 0 or tok.merges[0].top),
+        "top": {"start": 0, "rows": top_chunk(tok, 0, n + 1 if n <= SEND_WHOLE else TOP_CHUNK, after_last)},
+        "chunk": n + 1 if n <= SEND_WHOLE else TOP_CHUNK,
+        "window": window,
+        "shownChars": sum(len(doc) for doc in corpus_window(documents)),
+        "totalChars": total_chars,
+    }
+
+
+def trace_history(tok: Tokenizer, text: str) -> dict:
+    """An encoding trace as data: the pre-tokens as base ids and the merges that fire, in rank order.
+
+    The browser replays the fired merges to draw the pieces after any step.
+    """
+    trace = tok.trace(text)
+    words = [tok.base_ids(piece) for piece in pretokenize.split_text(text, tok.settings.pretokenizer)]
+    fired = [[s.rank, s.merge.left_id, s.merge.right_id, s.merge.id, s.fired] for s in trace[1:] if s.merge is not None]
+    ids = sorted({i for w in words for i in w} | {f[3] for f in fired} | {x for f in fired for x in f[1:3]})
+    return {"words": words, "fired": fired, "texts": {str(i): render.show(tok.token_of(i)) for i in ids},
+            "partial": [i for i in ids if render.is_partial(tok.token_of(i))]}

@@ -35,6 +35,31 @@ class RawMerge:
     top: tuple[tuple[int, int, int], ...] = ()  # (left id, right id, count) of the best pairs before it, best first
 
 
+def replay_ids(
+    sequences: Sequence[tuple[Sequence[int], int]],
+    pairs: Sequence[Pair],
+    first_token: int,
+    *,
+    tie_break: str = "first",
+    progress: Callable[[int, int], None] | None = None,
+    record_top: int = 0,
+) -> list[RawMerge]:
+    """Apply given merges (pair k makes token first_token + k) to weighted sequences, as training would.
+
+    Each RawMerge gets the pair's count on these sequences at its step (0 if it does not occur),
+    the corpus length after it, and with record_top=N the N best pairs before it (by the tie rule).
+    Example: replay_ids([([1, 2, 1, 2], 1)], [(2, 1)], 3) -> [RawMerge(2, 1, 3, 1, (), 3)]
+    """
+    first_rule = tie_rule(tie_break).uses_position
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _Trainer(sequences, first_rule).replay(pairs, first_token, progress, record_top)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
 def train_ids(
     sequences: Sequence[tuple[Sequence[int], int]],
     n_merges: int,
@@ -128,38 +153,68 @@ class _Trainer:
             return count, key, pair
         return None
 
+    def _take_best(self, record_top: int) -> tuple[tuple[int, int | Pair, Pair] | None, list[Pair], list[tuple]]:
+        """Pop the best pair, then its ties and enough followers for `record_top`; the caller pushes back `held`."""
+        best = self._pop_best()
+        if best is None:
+            return None, [], []
+        count, heap = best[0], self.heap
+        ties: list[Pair] = []
+        held: list[tuple[int, int | Pair, Pair]] = []  # popped, valid, to be pushed back
+        # Popping validated entries yields pairs in exact rule order, so ties come first.
+        # Stored counts are upper bounds: once the top's is below `count`, nothing else ties.
+        while heap:
+            want_top = len(held) < record_top - 1
+            want_tie = len(ties) == len(held) < MAX_TIES_RECORDED and -heap[0][0] >= count
+            if not (want_top or want_tie):
+                break
+            other = self._pop_best()
+            if other is None:
+                break
+            if other[0] == count and len(ties) == len(held) < MAX_TIES_RECORDED:
+                ties.append(other[2])
+            held.append(other)
+        return best, ties, held
+
+    def _push_back(self, entries: list[tuple[int, int | Pair, Pair]]) -> None:
+        for c, key, p in entries:
+            heapq.heappush(self.heap, (-c, key, p))
+
+    @staticmethod
+    def _top(best: tuple, held: list[tuple], record_top: int) -> tuple[tuple[int, int, int], ...]:
+        return tuple((p[0], p[1], c) for c, _, p in [best, *held])[:record_top] if record_top else ()
+
     def run(self, n_merges: int, first_token: int, progress: Callable[[int, int], None] | None,
             record_top: int = 0) -> list[RawMerge]:
         merges: list[RawMerge] = []
-        heap = self.heap
         for step in range(n_merges):
-            best = self._pop_best()
+            best, ties, held = self._take_best(record_top)
             if best is None:
                 break  # every sequence is a single token: nothing left to merge
+            self._push_back(held)
             count, _, pair = best
-            ties: list[Pair] = []
-            held: list[tuple[int, int | Pair, Pair]] = []  # popped, valid, pushed back below
-            # Popping validated entries yields pairs in exact rule order, so ties come first.
-            # Stored counts are upper bounds: once the top's is below `count`, nothing else ties.
-            while heap:
-                want_top = len(held) < record_top - 1
-                want_tie = len(ties) == len(held) < MAX_TIES_RECORDED and -heap[0][0] >= count
-                if not (want_top or want_tie):
-                    break
-                other = self._pop_best()
-                if other is None:
-                    break
-                if other[0] == count and len(ties) == len(held) < MAX_TIES_RECORDED:
-                    ties.append(other[2])
-                held.append(other)
-            for c, key, p in held:
-                heapq.heappush(heap, (-c, key, p))
-            top = ((pair[0], pair[1], count), *((p[0], p[1], c) for c, _, p in held))[:record_top] if record_top else ()
             token = first_token + step
             self._merge(pair, token)
-            merges.append(RawMerge(pair[0], pair[1], token, count, tuple(ties), self.total, top))
+            merges.append(RawMerge(pair[0], pair[1], token, count, tuple(ties), self.total, self._top(best, held, record_top)))
             if progress is not None and (step % 64 == 0 or step == n_merges - 1):
                 progress(step + 1, n_merges)
+        return merges
+
+    def replay(self, pairs: Sequence[Pair], first_token: int, progress: Callable[[int, int], None] | None,
+               record_top: int = 0) -> list[RawMerge]:
+        """Apply merges learned elsewhere, in order, recording each one's count here and the best pairs before it."""
+        merges: list[RawMerge] = []
+        for step, pair in enumerate(pairs):
+            best, _, held = self._take_best(record_top)
+            top = self._top(best, held, record_top) if best is not None else ()
+            self._push_back(held + ([best] if best is not None else []))
+            token = first_token + step
+            count = self.counts.get(pair, 0)
+            if count:
+                self._merge(pair, token)
+            merges.append(RawMerge(pair[0], pair[1], token, count, (), self.total, top))
+            if progress is not None and (step % 64 == 0 or step == len(pairs) - 1):
+                progress(step + 1, len(pairs))
         return merges
 
     def _merge(self, pair: Pair, token: int) -> None:

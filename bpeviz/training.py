@@ -15,7 +15,7 @@ from .errors import BpevizError
 from .records import LEVELS, MAX_VOCAB_SIZE, Corpus, Settings, documents_of, has_raw_bytes, to_bytes
 from .rules import tie_rule
 from .tokenizer import Tokenizer, build
-from .trainer import train_ids
+from .trainer import replay_ids, train_ids
 
 
 @dataclass
@@ -109,3 +109,25 @@ def train(
                     progress=progress, record_top=record_top)
     settings = Settings(vocab_size=vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break)
     return build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes, corpus_tokens=prepared.corpus_tokens)
+
+
+def replay_on(
+    tok: Tokenizer,
+    corpus: Corpus,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    record_top: int = 0,
+) -> Tokenizer:
+    """tok's merges, in order, measured on a corpus: each merge's count there, the corpus length after it, the best pairs.
+
+    For merges learned elsewhere (GPT-2's, a file's): the class sees what they buy on its own text.
+    Example: replay_on(gpt2_tok, "the cat").merges[0].count -> how often " t" occurs in "the cat"
+    """
+    docs = corpus_documents(corpus, "bytes")
+    counts = pretokenize.count_pieces(docs, tok.settings.pretokenizer)
+    sequences = [(tok.base_ids(word), n) for word, n in counts.items()]
+    pairs = [(m.left_id, m.right_id) for m in tok.merges]
+    raw = replay_ids(sequences, pairs, tok.n_base, tie_break=tok.settings.tie_break, progress=progress, record_top=record_top)
+    return build(tok.settings, tok.alphabet, raw, special_tokens=tuple(tok.special_tokens),
+                 corpus_bytes=sum(len(to_bytes(word)) * n for word, n in counts.items()),
+                 corpus_tokens=sum(len(ids) * n for ids, n in sequences))

@@ -7,6 +7,7 @@ supplies the same corpus and settings, and entries never change once stored.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from bpeviz.records import Settings
 from .i18n import error_text, t
 from .sidebar import Lesson
 
-RECORD_TOP = 24  # best pairs the trainer keeps per step, so the pair chart never recounts
+RECORD_TOP = 12  # best pairs the trainer keeps per step, so the pair chart never recounts
 MAX_CACHE_BYTES = 600_000_000  # all cached runs together, across every visitor
 MAX_ENTRY_BYTES = 250_000_000  # one run larger than this is used and not kept
 
@@ -113,12 +114,21 @@ def words(digest: str, pretokenizer: str, _source: sources.CorpusSource) -> dict
     return dict(pretokenize.count_pieces(_source.documents(), pretokenizer))
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def pairs_at(digest: str, settings: Settings, step: int, _source: sources.CorpusSource) -> list[steps.PairCount]:
-    """The best pair counts before merge step+1: as recorded while training, or counted on the corpus for a replay."""
+def run_digest(source: sources.CorpusSource, settings: Settings) -> str:
+    """A short name for one run: its source's content and its settings."""
+    return hashlib.sha256(f"{sources.digest(source)}|{settings!r}".encode()).hexdigest()[:20]
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def train_history(digest: str, settings: Settings, _source: sources.CorpusSource) -> dict:
+    """The run as the player needs it (see steps.train_history); digest names the source for the cache."""
     tok = run(_source, settings)
-    recorded = steps.recorded_pair_counts(tok, step)
-    if recorded is not None:
-        return recorded
-    counts = Counter(words(digest, tok.settings.pretokenizer, _source))
-    return steps.pair_counts(tok, counts, step)[:RECORD_TOP]
+    history = steps.train_history(tok, _source.documents(), Counter(words(digest, tok.settings.pretokenizer, _source)))
+    history["replay"] = sources.is_replay(_source)
+    return history
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def trace_history(digest: str, settings: Settings, text: str, _source: sources.CorpusSource) -> dict:
+    """An encoding trace as the player needs it (see steps.trace_history)."""
+    return steps.trace_history(run(_source, settings), text)

@@ -161,8 +161,10 @@ def settings_picker(source: sources.CorpusSource | None) -> None:
                     help=t("vocab_help", cap=state.MAX_VOCAB_IN_APP))
     st.radio(t("level"), bpeviz.LEVELS, key="level", horizontal=True, disabled=forced, on_change=_on_level_change,
              format_func=labels("level_{}"))
-    st.selectbox(t("pretokenizer"), list(state.FIELDS["pretokenizer"].choices or ()), key="pretokenizer",
-                 disabled=isinstance(source, sources.ReplayGPT2), format_func=bound(pretokenizer_label))
+    choice = st.selectbox(t("pretokenizer"), list(state.FIELDS["pretokenizer"].choices or ()), key="pretokenizer",
+                          disabled=isinstance(source, sources.ReplayGPT2), format_func=bound(pretokenizer_label))
+    if choice != state.CUSTOM:
+        st.caption(pretokenizer_description(str(choice)))
     if st.session_state.pretokenizer == state.CUSTOM:
         st.text_input(t("custom_pattern"), key="custom_pattern", help=t("custom_pattern_help"),
                       max_chars=pretokenize.MAX_PATTERN_LENGTH)
@@ -173,7 +175,7 @@ def settings_picker(source: sources.CorpusSource | None) -> None:
 
 
 def pretokenizer_label(name: object, language: str) -> str:
-    return t("custom_regex", language) if name == state.CUSTOM else f"{name}: {pretokenizer_description(str(name), language)}"
+    return t("custom_regex", language) if name == state.CUSTOM else str(name)
 
 
 def split_preview(source: sources.CorpusSource | None) -> None:

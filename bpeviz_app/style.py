@@ -13,9 +13,14 @@ ASSETS = Path(__file__).resolve().parent / "assets"
 
 
 @cache
+def asset(name: str) -> str:
+    """The text of a file in assets/ (CSS, the player's JavaScript)."""
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
 def css(name: str) -> str:
     """A stylesheet from assets/, wrapped for st.markdown."""
-    return f"<style>\n{(ASSETS / name).read_text(encoding='utf-8')}\n</style>"
+    return f"<style>\n{asset(name)}\n</style>"
 
 
 def apply() -> None:

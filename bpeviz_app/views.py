@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -28,6 +29,14 @@ def chips(tokens: Sequence[tuple[int, str | bytes]], *, tok: bpeviz.Tokenizer | 
         st.caption(t("legend_fallback"))
     elif any(chip.partial for chip in items):
         st.caption(t("legend_partial"))
+
+
+def chart(spec: alt.TopLevelMixin, **kwargs) -> None:
+    """st.altair_chart with large axis, legend and label type in classroom mode."""
+    if st.session_state.get("classroom"):
+        spec = (spec.configure_axis(labelFontSize=18, titleFontSize=18).configure_legend(labelFontSize=18, titleFontSize=18)
+                .configure_text(fontSize=18))
+    st.altair_chart(spec, width="stretch", **kwargs)
 
 
 @st.cache_resource(show_spinner=False)

@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
 # Create .venv and install bpeviz into it. `setup.sh test` also installs the test tools and
-# Debian's chromium for the browser tests. Safe to run again: it only adds what is missing.
+# Debian's chromium for the browser tests. Safe to run again: when pyproject.toml has not
+# changed since the last install, it installs nothing and takes a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "bpeviz needs Python 3.10 or newer" >&2; exit 1; }
-[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install --quiet --upgrade pip
-if [ "${1:-}" = "test" ]; then
-  .venv/bin/python -m pip install --quiet -e ".[test]"
-  if [ ! -x /usr/bin/chromium ]; then
-    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
-  fi
+mode="${1:-app}"
+extra=""
+[ "$mode" = "test" ] && extra="[test]"
+wanted="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+installed() { [ -x .venv/bin/python ] && [ -f ".venv/.bpeviz-installed-$1" ] && [ "$(cat ".venv/.bpeviz-installed-$1")" = "$wanted" ]; }
+quiet() { grep -v "is ignored: it is neither" || true; }  # pip's notes about find-links folders this machine lacks
+if installed "$mode" || { [ "$mode" = app ] && installed test; }; then
+  echo "bpeviz: already set up ($mode); nothing to install"
 else
-  .venv/bin/python -m pip install --quiet -e .
+  [ -x .venv/bin/python ] || { echo "bpeviz: creating .venv"; "$PYTHON" -m venv .venv; }
+  echo "bpeviz: installing ($mode) into .venv; the first time takes a few minutes"
+  .venv/bin/python -m pip install --upgrade pip --progress-bar on --disable-pip-version-check 2>&1 | quiet
+  .venv/bin/python -m pip install -e ".$extra" --progress-bar on --disable-pip-version-check 2>&1 | quiet
+  echo "$wanted" > ".venv/.bpeviz-installed-$mode"
+fi
+if [ "$mode" = "test" ] && [ ! -x /usr/bin/chromium ]; then
+  echo "bpeviz: installing Debian's chromium for the browser tests"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi

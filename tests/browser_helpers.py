@@ -55,3 +55,26 @@ def chart_marks(pg, index: int = 0) -> int:
 def wait_text(pg, text: str, timeout: float = 30_000) -> None:
     """Wait until the page shows text (a rerun may still be on its way when the status widget is not yet up)."""
     pg.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=timeout)
+
+
+TRUNCATED = """() => {
+  // every visible element that cuts its own text: an ellipsis, or hidden overflow, with content wider than the box
+  const found = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (!el.offsetParent || !el.firstChild) continue;
+    const style = getComputedStyle(el);
+    const clips = style.textOverflow === 'ellipsis'
+      || (style.overflowX === 'hidden' && el.matches('button, button *, label, label *, [data-baseweb="select"] *'));
+    const text = (el.innerText || '').trim();
+    if (clips && el.scrollWidth > el.clientWidth + 1 && text) found.push(text.slice(0, 40));
+  }
+  for (const el of document.querySelectorAll('input[role="combobox"]')) {  // a select box showing its choice
+    if (el.offsetParent && el.scrollWidth > el.clientWidth + 1) found.push(el.value.slice(0, 40));
+  }
+  return found;
+}"""
+
+
+def truncated_controls(pg) -> list[str]:
+    """Text of every visible control or label whose content is cut (scrollWidth beyond clientWidth)."""
+    return pg.evaluate(TRUNCATED)

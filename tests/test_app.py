@@ -4,25 +4,12 @@ import re
 from unittest import mock
 
 import pytest
-from conftest import ROOT
-from streamlit.testing.v1 import AppTest
+from app_helpers import merge_rows, new_app, pairs_before, plain, player_data, trace_rows
 
 from bpeviz import training as training_module
 
 PAGES = ["app_pages/train.py", "app_pages/encode.py", "app_pages/charts.py", "app_pages/quirks.py", "app_pages/files.py"]
 XSS = "<img src=x onerror=alert(1)>"
-
-
-def new_app(**state) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    for key, value in state.items():
-        at.session_state[key] = value
-    return at
-
-
-def plain(markdown: str) -> str:
-    """Markdown source as it reads on screen: backslash escapes removed."""
-    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def html_blocks(at, marker: str) -> list[str]:
@@ -42,14 +29,16 @@ def test_every_page_runs(page):
     assert at.title
 
 
-def test_train_page_next_adds_first_merge_row():
+def test_train_page_sends_the_whole_run_to_the_player():
     at = new_app().run()
     assert_clean(at)
-    assert not html_blocks(at, "merge-table")
-    at.button(key="step_next").click().run()
-    (table,) = html_blocks(at, "merge-table")
-    assert "<td>␣ + n → ␣n</td><td>7</td>" in table
-    assert at.metric[0].value == "1 / 41"
+    data = player_data(at)
+    assert data["step"] == 0 and data["history"]["n"] == 41
+    assert merge_rows(data["history"])[0] == (1, "␣ + n → ␣n", 7)
+    assert merge_rows(data["history"])[-1] == (41, "␣su + b → ␣sub", 2)
+    at.session_state["step"] = 1  # as the browser reports it after a Next click
+    at.run()
+    assert player_data(at)["step"] == 1 and at.query_params["step"] == "1"
 
 
 def test_stepping_never_retrains():
@@ -63,12 +52,11 @@ def test_stepping_never_retrains():
     with mock.patch.object(training_module, "train_ids", counting):
         at = new_app(vocab_size=63).run()  # a setting no other test uses, so the run is not cached yet
         assert len(calls) == 1
-        for value in (5, 17, 40, 3):
-            at.slider(key="step").set_value(value).run()
-        at.button(key="step_next").click().run()
-        at.button(key="step_last").click().run()
+        for value in (5, 17, 40, 3, 40):  # the step as the browser reports it
+            at.session_state["step"] = value
+            at.run()
         assert_clean(at)
-        assert at.metric[0].value == "40 / 40"
+        assert player_data(at)["step"] == 40 and player_data(at)["history"]["n"] == 40
         assert len(calls) == 1
         at.number_input(key="vocab_size").set_value(50).run()  # a setting change does retrain
         assert len(calls) == 2
@@ -77,13 +65,12 @@ def test_stepping_never_retrains():
 def test_encode_page_trace_and_tokenizers():
     at = new_app()
     at.switch_page("app_pages/encode.py").run()
-    (trace,) = html_blocks(at, "trace-table")
-    assert "<td>o ␣ g a t o ␣ s u b i u ␣ n o</td><td>15</td>" in trace
-    assert trace.rstrip().endswith("<td>o ␣gato ␣sub iu ␣no</td><td>5</td></tr></tbody></table></div>")
+    rows = trace_rows(player_data(at, "player_trace")["history"])
+    assert rows[0] == ("o ␣ g a t o ␣ s u b i u ␣ n o", 15)
+    assert rows[-1] == ("o ␣gato ␣sub iu ␣no", 5)
     at.button(key="suggest_unseen").click().run()
     assert at.text_area(key="sentence").value == "pássaro"
-    (trace,) = html_blocks(at, "trace-table")
-    assert "p á s s a r o" in trace
+    assert trace_rows(player_data(at, "player_trace")["history"])[0][0] == "p á s s a r o"
     labels = [plain(m.value) for m in at.markdown if "tokens" in m.value and "**" in m.value]
     assert any("GPT-2" in v for v in labels) and any("o200k_base" in v for v in labels)
 
@@ -139,7 +126,8 @@ def test_user_text_is_escaped(where):
         at.switch_page("app_pages/encode.py")
     at.run()
     if where == "pasted":
-        at.button(key="step_last").click().run()
+        at.session_state["step"] = 10
+        at.run()
     assert_clean(at)
     html_out = " ".join(m.value for m in at.markdown)
     assert "<img" not in html_out  # our own HTML never has an img tag: any here came from the user
@@ -168,7 +156,7 @@ def test_lesson_from_url_lands_on_step():
     at.query_params["step"] = "12"
     at.query_params["s"] = "o cão dormiu"
     at.run()
-    assert at.metric[0].value == "12 / 41"
+    assert player_data(at)["step"] == 12 and player_data(at)["history"]["n"] == 41
     assert at.session_state["sentence"] == "o cão dormiu"
 
 
@@ -185,7 +173,7 @@ def test_language_switch_relabels():
     at = new_app().run()
     at.radio(key="lang").set_value("pt").run()
     assert at.title[0].value.startswith("Treino")
-    assert at.button(key="step_next").label.startswith("Próximo")
+    assert player_data(at)["labels"]["next"] == "Próximo"
     at.switch_page("app_pages/encode.py").run()
     assert at.button(key="suggest_unseen").label == "palavra nunca vista"
     assert at.title[0].value == "Codificar uma frase"
@@ -194,33 +182,21 @@ def test_language_switch_relabels():
 def test_trace_row_opens_its_merge_in_the_table():
     at = new_app()
     at.switch_page("app_pages/encode.py").run()
-    at.selectbox(key=f"trace_open_{10}").set_value(13).run()
+    at.selectbox(key="trace_open").set_value(13).run()
     at.button(key="trace_open_btn").click().run()
     assert_clean(at)
-    assert at.metric[0].value == "13 / 41"
-    (table,) = html_blocks(at, "merge-table")
-    assert '<tr class="bpe-row-hl"><td>13</td><td>i + u → iu</td>' in table
-
-
-def test_chosen_merge_is_highlighted_in_the_corpus():
-    at = new_app(step=10).run()
-
-    def highlighted_chips():
-        chips = " ".join(m.value for m in at.markdown if m.value.startswith('<div class="bpe-chips">'))
-        return [part.split(">", 1)[1].split("<", 1)[0] for part in chips.split('bpe-chip bpe-hl"')[1:]]
-
-    assert highlighted_chips() == ["␣gato"] * 4  # merge 10 made ␣gato; the toy corpus has four cats
-    at.selectbox(key="hl_10").set_value(6).run()  # merge 6: ã + o -> ão
-    assert highlighted_chips() == ["ão"] * 6
+    data = player_data(at)
+    assert data["step"] == 13 and merge_rows(data["history"])[12][1] == "i + u → iu"
 
 
 def test_gpt2_replay_steps_through_gpt2s_own_merges():
     at = new_app(source="gpt2", vocab_size=256 + 50, level="bytes").run()
     assert_clean(at)
-    at.button(key="step_next").click().run()
-    at.button(key="step_next").click().run()
-    (table,) = html_blocks(at, "merge-table")
-    assert "<td>␣ + t → ␣t</td><td>–</td>" in table and "<td>␣ + a → ␣a</td>" in table
+    history = player_data(at)["history"]
+    assert history["replay"] and history["n"] == 50
+    first, second = merge_rows(history)[:2]
+    assert first[1] == "␣ + t → ␣t" and second[1] == "␣ + a → ␣a"
+    assert first[2] == 3791  # counted on the English prose it is replayed on
 
 
 def test_invalid_utf8_upload_trains_at_byte_level():
@@ -231,10 +207,7 @@ def test_invalid_utf8_upload_trains_at_byte_level():
     assert_clean(at)
     assert any("not valid UTF-8" in w.value for w in at.warning)
     assert at.session_state["level"] == "bytes"
-    at.button(key="step_last").click().run()
-    assert_clean(at)
-    (table,) = html_blocks(at, "merge-table")
-    assert "<td>1</td>" in table
+    assert player_data(at)["history"]["n"] > 0 and player_data(at)["history"]["level"] == "bytes"
 
 
 def test_upload_over_the_cap_is_refused_with_a_message(monkeypatch):
@@ -254,11 +227,10 @@ def test_an_uploaded_tokenizer_file_is_replayed_on_the_train_page():
     assert_clean(at)
     at.session_state["vocab_size"] = 300
     at.run()
-    at.button(key="step_last").click().run()
-    assert at.metric[0].value == "44 / 44"
-    (table,) = html_blocks(at, "merge-table")
+    history = player_data(at)["history"]
     first = tok.merges[0]
-    assert f"<td>1</td><td>{render.show(first.left)} + {render.show(first.right)} → " in table
+    assert history["n"] == 44
+    assert merge_rows(history)[0][1].startswith(f"{render.show(first.left)} + {render.show(first.right)} → ")
 
 
 def test_files_page_imports_and_encodes_with_a_prefix():
@@ -286,7 +258,7 @@ def test_lesson_snapshot_round_trip():
     fresh = new_app().run()
     fresh.file_uploader(key="snapshot_upload").set_value(("lesson.json", json.dumps(lesson).encode(), "application/json")).run()
     assert fresh.session_state["sentence"] == "o cão subiu" and fresh.session_state["tie_break"] == "smallest"
-    assert fresh.metric[0].value == "9 / 41"
+    assert player_data(fresh)["step"] == 9
     fresh.file_uploader(key="snapshot_upload").set_value(("bad.json", b"[1, 2]", "application/json")).run()
     assert any("Could not load that lesson" in e.value for e in fresh.error)
 
@@ -313,24 +285,38 @@ def test_an_upload_with_lone_surrogates_gets_a_message():
     assert_clean(at)
 
 
-def chart_rows(at):
-    """The pair chart's data (Arrow IPC inside the Vega-Lite element) as a DataFrame."""
-    import pyarrow.ipc
-
-    (chart,) = at.get("vega_lite_chart")
-    return pyarrow.ipc.open_stream(chart.proto.datasets[0].data.data).read_all().to_pandas()
-
-
 def test_replay_marks_the_real_next_merge_and_says_counts_are_local():
     at = new_app(source="gpt2", vocab_size=256 + 20, level="bytes", step=3).run()
-    assert any("merges were learned elsewhere" in c.value for c in at.caption)
-    rows = chart_rows(at)
-    assert list(rows.loc[rows.status == "next merge", "pair"]) == ["i + n"]  # GPT-2's fourth merge ...
-    assert rows.iloc[0].pair == "\\xe2 + \\x80"  # ... while Alice's curly quotes are more frequent here
+    history = player_data(at)["history"]
+    assert history["replay"]  # the player says the merges were learned elsewhere
+    assert merge_rows(history)[3][1] == "i + n → in"  # GPT-2's fourth merge comes next ...
+    assert pairs_before(history, 3)[0] == ("\\xe2 + \\x80", 3247)  # ... while Alice's curly quotes are more frequent here
 
 
-def test_trained_chart_marks_the_most_frequent_pair_and_its_ties():
+def test_trained_chart_shows_the_most_frequent_pair_and_its_ties():
     at = new_app(step=2).run()
-    rows = chart_rows(at)
-    assert rows.iloc[0].pair == "t + o" and rows.iloc[0].status == "next merge" and rows.iloc[0]["count"] == 6
-    assert list(rows.loc[rows.status == "tied", "pair"]) == ["␣ + s", "␣ + c", "ã + o"]
+    pairs = pairs_before(player_data(at)["history"], 2)
+    assert pairs[0] == ("t + o", 6)
+    assert [p for p, c in pairs[1:] if c == 6] == ["␣ + s", "␣ + c", "ã + o"]
+    assert pairs_before(player_data(at)["history"], 41)[0][1] == 2  # after the last merge: what would come next
+
+
+def test_a_setting_that_changes_by_itself_says_so():
+    at = new_app().run()
+    at.radio(key="source").set_value("paste").run()
+    assert at.session_state["vocab_size"] == 300
+    assert any("changed from 64 to 300" in plain(i.value) for i in at.info)
+
+
+def test_the_usage_panel_adds_up():
+    at = new_app()
+    at.switch_page("app_pages/quirks.py").run()
+    (line,) = [plain(m.value) for m in at.markdown if "tokens used" in m.value]
+    used, vocab, unused = (int(x.replace(",", "")) for x in re.findall(r"[\d,]+", line)[:3])
+    assert used + unused == vocab == 64
+
+
+def test_byte_fallback_chips_get_a_legend():
+    at = new_app(sentence="pássaro 🐦")
+    at.switch_page("app_pages/encode.py").run()
+    assert any("Dashed chips" in c.value for c in at.caption)

@@ -95,15 +95,15 @@ def test_quiz_hides_then_reveals(app_url, page):
     open_app(page, app_url)
     page.get_by_text("Guess the next merge").click()
     wait_text(page, "The next merge is hidden")
-    assert page.locator(".vega-embed").count() == 0  # no counts before the reveal
+    assert page.locator('[data-testid="bpe-chart"]').count() == 0  # no counts before the reveal
     page.get_by_role("radiogroup", name="Your guess").get_by_text("␣ + n", exact=True).click()
     wait_idle(page)
     page.get_by_role("button", name="Reveal").click()
     wait_text(page, "(7 times)")
     body = page.inner_text("body")
     assert "The next merge is ␣ + n (7 times)" in body and "Right!" in body
-    page.wait_for_selector(".vega-embed")  # the counts come back after the reveal
-    assert page.locator(".vega-embed").count() == 1
+    page.wait_for_selector('[data-testid="bpe-chart"]')  # the counts come back after the reveal
+    assert page.locator('[data-testid="bpe-chart"]').count() == 1
     shot(page, "quiz")
 
 
@@ -118,7 +118,7 @@ def test_hostile_text_is_shown_not_run(app_url, page):
     set_textarea(page, "Text to train on", " ".join(HOSTILE) + " o gato")
     page.get_by_role("link", name="Train").click()
     wait_idle(page)
-    page.get_by_role("button", name="Last ⏭").click()
+    page.get_by_role("button", name="Last »").click()
     wait_idle(page)
     wait_text(page, "script")  # the pasted text, drawn as chips
     assert page.locator("img[src=x]").count() == 0
@@ -154,9 +154,9 @@ def test_two_visitors_never_see_each_other(app_url, browser):
     wait_idle(a)
     set_textarea(a, "Text to train on", "alfabeta alfabeta zeta zeta zeta")
     open_app(b, app_url)
-    b.get_by_role("button", name="Last ⏭").click()
+    b.get_by_role("button", name="Last »").click()
     wait_text(b, "41 / 41")
-    a.get_by_role("button", name="Last ⏭").click()
+    a.get_by_role("button", name="Last »").click()
     a.wait_for_function("document.querySelector('#merge-table') && !document.body.innerText.includes('Toy Portuguese')")
     wait_idle(a)
     text_a, text_b = a.inner_text("body"), b.inner_text("body")
@@ -192,3 +192,23 @@ def test_the_paste_box_states_its_limit_and_the_browser_keeps_to_it(app_url, pag
     length = page.evaluate("() => document.querySelector('textarea[aria-label=\"Text to train on\"]').value.length")
     assert length <= 5_000_000  # the box keeps to the limit, so no paste can reach the 25 MB websocket limit
     assert "upload a file or use the command line" in page.inner_text("body")
+
+
+def test_uploads_keep_to_the_cap_their_box_states(app_url, page):
+    open_app(page, app_url)
+    page.get_by_text("Replay a tokenizer file").click()
+    wait_text(page, "A tokenizer file (at most 20 MB)")
+    junk = b"not a tokenizer\n" * 400_000  # 6.4 MB: over the text cap, under the tokenizer cap
+    page.locator('[data-testid="stSidebar"] input[type="file"]').first.set_input_files(
+        {"name": "big.tiktoken", "mimeType": "text/plain", "buffer": junk})
+    wait_text(page, "neither a tokenizer.json nor a .tiktoken")  # read and refused by bpeviz, not by the server (413)
+    body = page.inner_text("body")
+    assert "AxiosError" not in body and "413" not in body
+    page.get_by_text("Upload .txt").click()
+    wait_text(page, "A text file (at most 5 MB)")
+    page.locator('[data-testid="stSidebar"] input[type="file"]').first.set_input_files(
+        {"name": "big.txt", "mimeType": "text/plain", "buffer": junk})
+    page.wait_for_timeout(1500)
+    body = page.inner_text("body")
+    assert "AxiosError" not in body and "413" not in body
+    assert "5MB or smaller" in body.replace(".0MB", "MB") or "the limit here is 5 MB" in body

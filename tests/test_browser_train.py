@@ -26,7 +26,7 @@ def test_step_to_the_end(app_url, page):
     page.wait_for_selector("#merge-table tbody tr")
     assert merge_rows(page).count() == 10
     shot(page, "train-step-10")
-    page.get_by_role("button", name="Last ⏭").click()
+    page.get_by_role("button", name="Last »").click()
     page.wait_for_function("document.querySelectorAll('#merge-table tbody tr').length === 41")
     page.wait_for_function("[...document.querySelectorAll('.bpe-chip')].some(c => c.textContent === '␣gato')")
     wait_idle(page)
@@ -36,3 +36,79 @@ def test_step_to_the_end(app_url, page):
     assert "␣gato" in chips
     assert_no_errors(page)
     shot(page, "train-step-41")
+
+
+def download_lesson(page) -> dict:
+    import json
+
+    if not page.get_by_role("button", name="Download lesson (JSON)").is_visible():
+        page.get_by_text("Lesson snapshot").click()
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download lesson (JSON)").click()
+    return json.loads(open(info.value.path(), encoding="utf-8").read())["lesson"]
+
+
+def counter(page) -> str:
+    return page.locator('[data-testid="bpe-counter"]').inner_text()
+
+
+def test_the_lesson_file_holds_the_step_on_screen(app_url, page):
+    open_app(page, app_url)
+    for _ in range(10):
+        page.get_by_role("button", name="Next ▶").click()
+    assert counter(page) == "10 / 41"
+    assert download_lesson(page)["step"] == 10  # was 0: the file was written before the steps
+    page.get_by_role("button", name="Last »").click()
+    assert download_lesson(page)["step"] == 41
+    page.wait_for_function("location.search.includes('step=41')")
+
+
+def test_the_play_speed_survives_stepping_and_changing_page(app_url, page):
+    open_app(page, app_url)
+    page.locator("select.bpe-speed").select_option("2")
+    page.get_by_role("button", name="Next ▶").click()
+    page.get_by_role("link", name="Encode").click()
+    page.wait_for_selector("#trace-table")
+    assert page.locator("select.bpe-speed").input_value() == "2"
+    page.get_by_role("link", name="Train").click()
+    page.wait_for_selector("#merge-table")
+    assert page.locator("select.bpe-speed").input_value() == "2"
+
+
+def test_a_tied_pair_is_a_right_guess(app_url, page):
+    open_app(page, app_url, "/?step=2")
+    page.get_by_text("Guess the next merge").click()
+    page.get_by_role("radiogroup", name="Your guess").get_by_text("␣ + s", exact=True).click()
+    page.get_by_role("button", name="Reveal").click()
+    wait_text(page, "The next merge is t + o (6 times)")
+    assert "Right too: your pair is just as frequent" in page.inner_text("body")
+
+
+def test_steps_redraw_in_the_browser_and_the_views_agree(app_url, page):
+    open_app(page, app_url)
+    page.locator("h1").click()
+    for key, step in (("End", 41), ("Home", 0), ("n", 1), ("n", 2), ("p", 1)):
+        page.keyboard.press(key)
+        assert counter(page) == f"{step} / 41"  # synchronous: no server round trip between key and redraw
+        assert page.locator("#merge-table tbody tr").count() == step
+        if step:
+            newest = page.locator("#merge-table tbody tr.bpe-row-hl").inner_text()
+            assert newest.startswith(f"{step}\t")
+    page.locator(".bpe-slider").fill("10")
+    assert counter(page) == "10 / 41" and page.locator(".bpe-chip.bpe-hl").count() == 4  # merge 10 made ␣gato: four cats
+    page.locator("#merge-table tbody tr").nth(5).click()  # merge 6: ã + o
+    assert [c.inner_text() for c in page.locator(".bpe-chip.bpe-hl").all()] == ["ão"] * 6
+    header = page.evaluate("getComputedStyle(document.querySelector('#merge-table th')).position")
+    assert header == "sticky"
+
+
+def test_a_replay_shows_counts_tokens_and_thousands(app_url, page):
+    open_app(page, app_url, "/?src=gpt2&vocab=50256")
+    page.wait_for_selector('[data-testid="bpe-counter"]', timeout=120_000)
+    page.locator("h1").click()
+    page.keyboard.press("End")
+    assert counter(page) == "50,000 / 50,000"
+    metrics = page.locator('[data-testid="bpe-metrics"]').inner_text()
+    assert "Tokens now" in metrics and "Bytes per token" in metrics  # blank for replays before
+    assert page.locator("#merge-table tbody tr").count() == 200  # the newest rows only
+    assert_no_errors(page)

@@ -60,4 +60,4 @@ def test_a_page_in_portuguese_shows_no_english_string_of_the_table(page):
 def test_plurals_and_corpus_names():
     assert t("n_tied", "pt", n=1, more="") == "1 empatado" and t("n_tied", "pt", n=3, more="") == "3 empatados"
     assert t("n_tokens_short", "en", n=1) == "1 token" and t("n_tokens_short", "en", n=2) == "2 tokens"
-    assert corpus_label("udhr-fr", "pt") == "DUDH: Francês" and corpus_label("toy_pt", "en") == "Toy Portuguese (8 sentences)"
+    assert corpus_label("udhr-fr", "pt") == "DUDH: Francês" and corpus_label("toy_pt", "pt") == "Oito frases de brinquedo"

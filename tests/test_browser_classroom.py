@@ -1,0 +1,27 @@
+"""Classroom mode at projector sizes, in English and Portuguese: nothing cut, everything enlarged."""
+
+import pytest
+from browser_helpers import assert_no_errors, open_app, truncated_controls
+from conftest import shot
+
+PAGES = ["", "/encode", "/charts", "/quirks", "/files"]
+CAPTION_SIZE = "parseFloat(getComputedStyle(document.querySelector('[data-testid=\"stCaptionContainer\"] p')).fontSize)"
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("size", ["1024x768", "1280x720"])
+def test_no_control_is_cut_at_projector_sizes(browser, app_url, size, lang):
+    width, height = map(int, size.split("x"))
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        for path in PAGES:
+            open_app(page, app_url, f"{path}?big=1&lang={lang}")
+            page.wait_for_timeout(300)
+            assert truncated_controls(page) == [], (path, size, lang)
+            assert_no_errors(page)
+            shot(page, f"classroom-{size}-{lang}-{path.strip('/') or 'train'}")
+        caption = page.evaluate(CAPTION_SIZE)
+        assert caption >= 19  # 1.2rem and more: large type
+    finally:
+        context.close()

@@ -11,6 +11,7 @@ style.apply()
 pages = [
     st.Page("app_pages/train.py", title=t("nav_train"), icon=":material/school:", default=True),
     st.Page("app_pages/encode.py", title=t("nav_encode"), icon=":material/text_fields:", url_path="encode"),
+    st.Page("app_pages/rules.py", title=t("nav_rules"), icon=":material/rule:", url_path="rules"),
     st.Page("app_pages/charts.py", title=t("nav_charts"), icon=":material/show_chart:", url_path="charts"),
     st.Page("app_pages/quirks.py", title=t("nav_quirks"), icon=":material/psychology_alt:", url_path="quirks"),
     st.Page("app_pages/files.py", title=t("nav_files"), icon=":material/save:", url_path="files"),

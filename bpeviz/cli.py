@@ -15,9 +15,9 @@ from pathlib import Path
 from . import formats, pretokenize, render
 from .records import LEVELS, Merge
 from .reference_encodings import ENCODINGS
-from .rules import TIE_RULES
+from .rules import COUNT_RULES, DIALECTS, TIE_RULES
 from .tokenizer import Tokenizer
-from .training import train
+from .training import resolve_settings, train
 
 MAX_COLUMN = 32  # widest token column before alignment gives up
 
@@ -92,21 +92,54 @@ def _read_corpus(path: str, level: str) -> str | bytes:
         raise UsageError(f"{path} is not valid UTF-8 (byte {exc.start}); train it with --level bytes") from None
 
 
-def cmd_train(args: argparse.Namespace) -> int:
-    corpus: str | bytes | list[str] = _read_corpus(args.file, args.level)
+def _corpus(path: str, args: argparse.Namespace) -> str | bytes | list[str]:
+    corpus: str | bytes | list[str] = _read_corpus(path, args.level or "bytes")
     if args.lines and isinstance(corpus, str):
         corpus = [line for line in corpus.splitlines() if line]
+    return corpus
+
+
+def _level(args: argparse.Namespace) -> str | None:
+    return args.level or (None if args.dialect else args.level_default)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from . import checker
+
+    settings = resolve_settings(1, level=_level(args), pretokenizer=args.pretokenizer, tie_break=args.tie_break,
+                                count_rule=args.count_rule, dialect=args.dialect)
+    try:
+        table = Path(args.table).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {args.table}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{args.table} is not UTF-8 text") from None
+    verdicts = checker.check_table(checker.parse_table(table, settings.level), _corpus(args.corpus, args), settings)
+    print("\n".join(checker.explain(v) for v in verdicts))
+    bad = next((v for v in verdicts if not v.ok), None)
+    if bad is None:
+        print(f"bpeviz: all {len(verdicts)} rows are right", file=sys.stderr)
+        return 0
+    print(f"bpeviz: line {bad.row.line} is {bad.status}", file=sys.stderr)
+    return 1
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    args.level = _level(args)
+    corpus = _corpus(args.file, args)
     show_progress = sys.stderr.isatty() or args.progress
 
     def progress(done: int, total: int) -> None:
         print(f"\rtraining: {done}/{total} merges", end="", file=sys.stderr, flush=True)
 
     tok = train(corpus, vocab_size=args.vocab_size, level=args.level, pretokenizer=args.pretokenizer,
-                tie_break=args.tie_break, progress=progress if show_progress else None)
+                tie_break=args.tie_break, count_rule=args.count_rule, dialect=args.dialect,
+                progress=progress if show_progress else None)
     if show_progress:
         print(file=sys.stderr)
     lines = [merge_json(m) for m in tok.merges] if args.json else merge_lines(tok.merges, args.bytes)
-    print("\n".join(lines))
+    if lines:
+        print("\n".join(lines))
     wanted = args.vocab_size - tok.n_base
     if len(tok.merges) < wanted:
         print(f"bpeviz: stopped after {len(tok.merges)} merges: no pair left to merge", file=sys.stderr)
@@ -168,19 +201,35 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_rules(p: argparse.ArgumentParser, *, level_default: str | None = "bytes") -> None:
+    """The settings of a run, shared by train and check; a dialect fills in what is not given."""
+    p.add_argument("--level", choices=LEVELS, default=None, help=f"default: the dialect's, else {level_default}")
+    p.add_argument("--pretokenizer", default=None, help=f"{', '.join(pretokenize.PRETOKENIZERS)} or a regex (default gpt2)")
+    p.add_argument("--tie-break", choices=tuple(TIE_RULES), default=None, help="default: first")
+    p.add_argument("--count-rule", choices=tuple(COUNT_RULES), default=None, help="default: overlapping")
+    p.add_argument("--dialect", choices=tuple(DIALECTS), default=None, help="the rules of a real trainer")
+    p.add_argument("--lines", action="store_true", help="one document per line")
+    p.set_defaults(level_default=level_default)
+
+
 def _add_train(sub) -> None:
     t = sub.add_parser("train", help="learn merges from a text file and print them")
     t.add_argument("file")
     t.add_argument("--vocab-size", type=_whole(1), required=True, help="base symbols + merges")
-    t.add_argument("--level", choices=LEVELS, default="bytes")
-    t.add_argument("--pretokenizer", default="gpt2", help=f"{', '.join(pretokenize.PRETOKENIZERS)} or a regex")
-    t.add_argument("--tie-break", choices=tuple(TIE_RULES), default="first")
-    t.add_argument("--lines", action="store_true", help="one document per line")
+    _add_rules(t)
     t.add_argument("--json", action="store_true", help="one JSON object per merge")
     t.add_argument("--bytes", action="store_true", help="print tokens as Python byte literals (minbpe style)")
     t.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     t.add_argument("-o", "--output", help="save the tokenizer as JSON")
     t.set_defaults(run=cmd_train)
+
+
+def _add_check(sub) -> None:
+    c = sub.add_parser("check", help="check a hand-worked merge table against a corpus: exit 0 right, 1 wrong, 2 bad input")
+    c.add_argument("table", help="one merge a line ('left right' or 'left + right', optional count) or a CSV left,right[,count]")
+    c.add_argument("--corpus", required=True, help="the text file the table was worked on")
+    _add_rules(c, level_default="chars")
+    c.set_defaults(run=cmd_check)
 
 
 def _add_encode(sub) -> None:
@@ -213,6 +262,7 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="bpeviz", description="Train, trace and compare BPE tokenizers.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _add_train(sub)
+    _add_check(sub)
     _add_encode(sub)
     _add_files(sub)
     return p

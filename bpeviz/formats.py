@@ -22,7 +22,7 @@ from pathlib import Path
 from . import pretokenize, render
 from .errors import BpevizError
 from .records import ENDOFTEXT, LEVELS, Settings, Token
-from .rules import TIE_RULES
+from .rules import COUNT_RULES, DIALECTS, TIE_RULES
 from .tokenizer import Tokenizer, build
 from .trainer import RawMerge
 
@@ -144,6 +144,7 @@ def _settings_from(data: object) -> Settings:
     if not isinstance(data, dict):
         raise ValueError("\"settings\" must be an object.")
     level, pretokenizer, tie_break = data.get("level"), data.get("pretokenizer"), data.get("tie_break", "first")
+    count_rule, dialect = data.get("count_rule", "overlapping"), data.get("dialect", "")
     if level not in LEVELS:
         raise ValueError(f"\"level\" must be one of {', '.join(LEVELS)}, not {cut(level)}.")
     if not isinstance(pretokenizer, str):
@@ -151,8 +152,15 @@ def _settings_from(data: object) -> Settings:
     pretokenize.resolve(pretokenizer)  # a bad pattern fails here, not at the first encode
     if tie_break not in TIE_RULES:
         raise ValueError(f"\"tie_break\" must be one of {', '.join(TIE_RULES)}, not {cut(tie_break)}.")
+    if count_rule not in COUNT_RULES:
+        raise ValueError(f"\"count_rule\" must be one of {', '.join(COUNT_RULES)}, not {cut(count_rule)}.")
+    if dialect and dialect not in DIALECTS:
+        raise ValueError(f"\"dialect\" must be one of {', '.join(DIALECTS)}, not {cut(dialect)}.")
+    flags = {name: data.get(name, False) for name in ("dummy_prefix", "unique_tokens")}
+    if not all(isinstance(v, bool) for v in flags.values()):
+        raise ValueError("\"dummy_prefix\" and \"unique_tokens\" are true or false.")
     return Settings(vocab_size=_int(data.get("vocab_size"), "\"vocab_size\""), level=level, pretokenizer=pretokenizer,
-                    tie_break=tie_break)
+                    tie_break=tie_break, count_rule=count_rule, dialect=dialect, **flags)
 
 
 def _alphabet_from(data: object, level: str) -> list[str] | None:

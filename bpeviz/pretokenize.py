@@ -36,6 +36,13 @@ O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
+# GPT-2's pattern as first published (tiktoken's educational trainer uses it): no possessive quantifiers.
+GPT2_ORIGINAL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# cl100k_base's pattern as HF tokenizers' Oniguruma engine reads it: there `{1,3}+` repeats the group, so a
+# run of digits stays one piece instead of being cut in threes.
+GPT4_HF_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"(?:\p{N}{1,3})+")
+# SentencePiece's split: only spaces separate words, each word keeps the space before it (its ▁).
+SPACES_PATTERN = r""" ?[^ ]+| """
 # A word is a run of letters, digits or other signs, with the one space before it; other
 # whitespace stands alone; runs are cut at 64 characters.
 WORDS_PATTERN = r""" ?\p{L}{1,64}| ?\p{N}{1,64}| ?[^\s\p{L}\p{N}]{1,64}|\s"""
@@ -60,6 +67,11 @@ PRETOKENIZERS: dict[str, Pretokenizer] = {
                          "cl100k_base's pattern: digits in groups of up to 3, case-insensitive contractions"),
     "o200k": Pretokenizer("o200k", O200K_PATTERN, "o200k_base's pattern: case-aware words, digits in groups of up to 3"),
     "words": Pretokenizer("words", WORDS_PATTERN, "simple words: runs of letters / digits / other signs with one leading space"),
+    "gpt2-original": Pretokenizer("gpt2-original", GPT2_ORIGINAL_PATTERN,
+                                  "GPT-2's pattern as first published (tiktoken's educational trainer)"),
+    "gpt4-hf": Pretokenizer("gpt4-hf", GPT4_HF_PATTERN,
+                            "cl100k_base's pattern as HF tokenizers reads it: runs of digits are not cut in threes"),
+    "spaces": Pretokenizer("spaces", SPACES_PATTERN, "only spaces split; each word keeps its space (SentencePiece's ▁word)"),
 }
 _PRESET_PATTERNS = frozenset(p.pattern for p in PRETOKENIZERS.values() if p.pattern)
 CUSTOM_TIMEOUT_SECONDS = 1.0

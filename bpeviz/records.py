@@ -25,6 +25,10 @@ class Settings:
     level: str = "chars"
     pretokenizer: str = "gpt2"  # a preset name or a custom regex
     tie_break: str = "first"
+    count_rule: str = "overlapping"
+    dialect: str = ""  # the named rule set these came from, if any (see rules.DIALECTS)
+    dummy_prefix: bool = False  # a space is put before every document and text (SentencePiece)
+    unique_tokens: bool = False  # a merge whose token exists already was skipped
 
 
 @dataclass(frozen=True, slots=True)

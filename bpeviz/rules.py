@@ -1,41 +1,126 @@
-"""The rules behind a merge, as named data: how ties between equally frequent pairs are broken.
+"""The rules behind a merge, as named data: how pairs are counted, how ties are broken, and the
+dialects (sets of rules) that real trainers follow.
 
-The trainer, the step replay and the views all read these records; none re-implements a rule.
+The trainer, the step replay, the naive oracle's tests and the views all read these records;
+none re-implements a rule. Two implementations differ in these small rules, not in BPE.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 Pair = tuple[int, int]
 
 
+def _hf_byte_order() -> list[int]:
+    """Where HF tokenizers puts each byte: its ByteLevel alphabet (GPT-2's byte stand-ins) sorted by code point."""
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    stand_in = {b: b for b in keep}
+    stand_in.update({b: 256 + k for k, b in enumerate(b for b in range(256) if b not in stand_in)})
+    order = sorted(range(256), key=stand_in.__getitem__)
+    position = [0] * 256
+    for rank, byte in enumerate(order):
+        position[byte] = rank
+    return position
+
+
+HF_BYTE_ORDER = _hf_byte_order()  # byte -> its id in HF's ByteLevel vocabulary
+
+
 @dataclass(frozen=True)
 class TieRule:
-    """How the trainer orders pairs with the same count: `order(pair, first_seen)`, smaller wins."""
+    """How the trainer orders pairs with the same count; the smaller key wins.
+
+    kind: "position" (first occurrence in the corpus), "ids" (the pair of ids), "hf-ids" (ids with
+    bytes in HF's order), "text" (the shorter merged token, then the smaller one as UTF-8).
+    """
 
     name: str
     description: str
-    order: Callable[[Pair, int], object]
-    uses_position: bool  # the trainer keys its heap on a pair's first position rather than on its ids
+    kind: str
+
+    @property
+    def uses_position(self) -> bool:
+        return self.kind == "position"
+
+    def order(self, pair: Pair, first_seen: int, texts: Sequence[str | bytes] = ()) -> object:
+        """The key of a pair: first_seen is where it first occurs in corpus order; texts name ids (kind "text")."""
+        if self.kind == "position":
+            return first_seen
+        if self.kind == "hf-ids":
+            return hf_key(pair)
+        if self.kind == "text":
+            return text_key(texts[pair[0]], texts[pair[1]])
+        return pair
+
+
+def hf_key(pair: Pair) -> Pair:
+    left, right = pair
+    return (HF_BYTE_ORDER[left] if left < 256 else left, HF_BYTE_ORDER[right] if right < 256 else right)
+
+
+def text_key(left: str | bytes, right: str | bytes) -> tuple[int, bytes]:
+    """Length, then UTF-8, of the merged token, a space written as SentencePiece's ▁ (which sorts after letters)."""
+    merged = left + right  # type: ignore[operator]
+    raw = merged if isinstance(merged, bytes) else merged.encode("utf-8", "surrogateescape")
+    return (len(merged), raw.replace(b" ", "▁".encode()))
 
 
 TIE_RULES: dict[str, TieRule] = {
-    "first": TieRule(
-        "first",
-        "the pair that occurs first when the corpus is read in order",
-        lambda pair, first_seen: first_seen,
-        uses_position=True,
-    ),
-    "smallest": TieRule(
-        "smallest",
-        "the pair with the smallest ids (left id, then right id)",
-        lambda pair, first_seen: pair,
-        uses_position=False,
-    ),
+    "first": TieRule("first", "the pair that occurs first when the corpus is read in order", "position"),
+    "smallest": TieRule("smallest", "the pair with the smallest ids (left id, then right id)", "ids"),
+    "hf": TieRule("hf", "the pair with the smallest ids, bytes numbered in HF tokenizers' ByteLevel order", "hf-ids"),
+    "sentencepiece": TieRule("sentencepiece", "the shorter merged token, then the smaller one as UTF-8 (SentencePiece)", "text"),
 }
 TIE_BREAKS = tuple(TIE_RULES)
+
+
+@dataclass(frozen=True)
+class CountRule:
+    """How occurrences of a pair are counted in a run of the same token (only `a a` pairs differ)."""
+
+    name: str
+    description: str
+    overlapping: bool
+
+
+COUNT_RULES: dict[str, CountRule] = {
+    "overlapping": CountRule("overlapping", "every adjacent position counts: in aaaaa the pair a a occurs 4 times", True),
+    "nonoverlapping": CountRule("nonoverlapping", "only what one left-to-right merge can replace: in aaaaa, 2", False),
+}
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """A named set of rules that a real trainer follows; None leaves a setting to the caller."""
+
+    name: str
+    description: str
+    level: str | None
+    pretokenizer: str | None
+    tie_break: str
+    count_rule: str
+    split_as: tuple[tuple[str, str], ...] = ()  # a preset this trainer's regex engine reads differently -> its reading
+    unique_tokens: bool = False  # a merge whose token already exists is skipped, not learned twice
+    dummy_prefix: bool = False  # every document starts with a space (SentencePiece's add_dummy_prefix)
+    library: str = ""  # what to compare it with
+
+
+DIALECTS: dict[str, Dialect] = {
+    "minbpe": Dialect("minbpe", "Karpathy's minbpe RegexTokenizer: bytes, the GPT-4 split, overlapping counts, the first "
+                      "pair to occur wins a tie", "bytes", "gpt4", "first", "overlapping", library="minbpe (not on PyPI)"),
+    "hf": Dialect("hf", "Hugging Face tokenizers' BpeTrainer: bytes (ByteLevel alphabet), overlapping counts, a tie goes to "
+                  "the smallest pair of ids in HF's byte order; its regex engine reads \\p{N}{1,3}+ as a repeated group",
+                  "bytes", None, "hf", "overlapping", split_as=(("gpt4", "gpt4-hf"),), library="tokenizers"),
+    "sentencepiece-bpe": Dialect("sentencepiece-bpe", "SentencePiece's BPE trainer: characters, a space (▁) starts each "
+                                 "word and each sentence, only spaces split, overlapping counts, a tie goes to the shorter "
+                                 "then the smaller piece, a piece made twice is learned once", "chars", "spaces",
+                                 "sentencepiece", "overlapping", unique_tokens=True, dummy_prefix=True, library="sentencepiece"),
+    "tiktoken-educational": Dialect("tiktoken-educational", "tiktoken's educational bpe_train: bytes, GPT-2's pattern as "
+                                    "first published, overlapping counts, the first pair to occur wins a tie", "bytes",
+                                    "gpt2-original", "first", "overlapping", library="tiktoken._educational"),
+}
 
 
 def tie_rule(name: str) -> TieRule:
@@ -43,3 +128,33 @@ def tie_rule(name: str) -> TieRule:
     if name not in TIE_RULES:
         raise ValueError(f"Unknown tie-break rule {name!r}; use one of {', '.join(TIE_RULES)}.")
     return TIE_RULES[name]
+
+
+def count_rule(name: str) -> CountRule:
+    if name not in COUNT_RULES:
+        raise ValueError(f"Unknown counting rule {name!r}; use one of {', '.join(COUNT_RULES)}.")
+    return COUNT_RULES[name]
+
+
+def dialect(name: str) -> Dialect:
+    if name not in DIALECTS:
+        raise ValueError(f"Unknown dialect {name!r}; use one of {', '.join(DIALECTS)}.")
+    return DIALECTS[name]
+
+
+def count_pairs(words: Sequence[Sequence[int]], weights: Sequence[int], rule: CountRule) -> dict[Pair, int]:
+    """Pair counts over weighted words, in first-occurrence order, by the counting rule.
+
+    Non-overlapping: in a run of one token, every other position counts (what a merge replaces).
+    Example: count_pairs([[1, 1, 1, 1, 1]], [1], COUNT_RULES["nonoverlapping"]) -> {(1, 1): 2}
+    """
+    counts: dict[Pair, int] = {}
+    for ids, weight in zip(words, weights):
+        skip = -1  # a position whose `a a` overlaps the one just counted
+        for i, pair in enumerate(zip(ids, ids[1:])):
+            if i == skip and pair[0] == pair[1]:
+                continue
+            counts[pair] = counts.get(pair, 0) + weight
+            if not rule.overlapping and pair[0] == pair[1]:
+                skip = i + 1
+    return counts

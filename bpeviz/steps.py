@@ -11,9 +11,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import pretokenize, render
+from . import pretokenize, render, rules
 from .records import MAX_TIES_RECORDED, Token, documents_of
-from .rules import tie_rule
 from .tokenizer import Tokenizer
 
 
@@ -39,18 +38,12 @@ def recorded_pair_counts(tok: Tokenizer, step: int) -> list[PairCount] | None:
 def pair_counts(tok: Tokenizer, words: Counter[str], step: int) -> list[PairCount]:
     """All adjacent pairs after the first `step` merges, best first by the tokenizer's tie rule."""
     at_step = tok.truncated(step)
-    counts: dict[tuple[int, int], int] = {}
-    first: dict[tuple[int, int], int] = {}
-    for word, n in words.items():
-        ids = at_step.encode_word(word)
-        for pair in zip(ids, ids[1:]):
-            if pair in counts:
-                counts[pair] += n
-            else:
-                counts[pair] = n
-                first[pair] = len(first)
-    rule = tie_rule(tok.settings.tie_break)
-    order = sorted(counts, key=lambda p: (-counts[p], rule.order(p, first[p])))
+    sequences = [at_step.encode_word(word) for word in words]
+    counts = rules.count_pairs(sequences, list(words.values()), rules.count_rule(tok.settings.count_rule))
+    first = {pair: k for k, pair in enumerate(counts)}  # count_pairs keeps first-occurrence order
+    tie = rules.tie_rule(tok.settings.tie_break)
+    texts = [tok.token_of(i) for i in range(tok.vocab_size)] if tie.kind == "text" else []
+    order = sorted(counts, key=lambda p: (-counts[p], tie.order(p, first[p], texts)))
     return [PairCount(tok.token_of(a), tok.token_of(b), a, b, counts[(a, b)], first[(a, b)]) for a, b in order]
 
 

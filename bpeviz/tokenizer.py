@@ -90,6 +90,7 @@ class Tokenizer:
         self._word_cache = _WordCache(self._encode_piece)  # pre-token -> ids
         self._chunk_cache = _WordCache(self._encode_chunk)  # text between safe cuts -> ids
         self._chunkable = pretokenize.is_chunkable(settings.pretokenizer)
+        self._prefix = " " if settings.dummy_prefix else ""  # SentencePiece's ▁ before the first word
 
     # -- what it is -------------------------------------------------------------------
 
@@ -193,6 +194,9 @@ class Tokenizer:
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token strings as plain text."""
         self._check_text(text)
+        return self._encode_text(self._prefix + text if text else text)
+
+    def _encode_text(self, text: str) -> list[int]:
         if self._chunkable:  # most chunks (" word,") repeat: their lookups and the flattening run in C
             return list(chain.from_iterable(map(self._chunk_cache.__getitem__, pretokenize.chunks(text))))
         return list(self._encode_chunk(text))
@@ -214,8 +218,8 @@ class Tokenizer:
         if not found:
             return self.encode_ordinary(text)
         ids: list[int] = []
-        for part, special in pretokenize.split_on_specials(text, found):
-            ids.extend(self.encode_ordinary(part))
+        for k, (part, special) in enumerate(pretokenize.split_on_specials(text, found)):
+            ids.extend(self._encode_text(self._prefix + part if k == 0 and part else part))
             if special is not None:
                 ids.append(self.special_tokens[special])
         return ids
@@ -225,7 +229,8 @@ class Tokenizer:
 
     def decode(self, ids: Iterable[int]) -> str:
         """Join the tokens' bytes and decode UTF-8; bytes cut mid-character become U+FFFD."""
-        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+        text = self.decode_bytes(ids).decode("utf-8", errors="replace")
+        return text[1:] if self._prefix and text.startswith(self._prefix) else text
 
     def _check_text(self, text: str) -> None:
         if isinstance(text, (bytes, bytearray)):
@@ -242,6 +247,7 @@ class Tokenizer:
         Example: tok.trace("o gato")[0].pieces -> ("o", " ", "g", "a", "t", "o")
         """
         self._check_text(text)
+        text = self._prefix + text if text else text
         words = [self.base_ids(p) for p in pretokenize.split_text(text, self.settings.pretokenizer)]
         steps = [TraceStep(None, self._pieces(words))]
         while (best := best_pair(words, self.ranks)) is not None:

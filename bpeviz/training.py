@@ -7,15 +7,16 @@ or bytes) in corpus order, and hands them to the ids-only trainer in `trainer.py
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from . import pretokenize
+from . import pretokenize, rules
 from .errors import BpevizError
 from .records import LEVELS, MAX_VOCAB_SIZE, Corpus, Settings, documents_of, has_raw_bytes, to_bytes
-from .rules import tie_rule
 from .tokenizer import Tokenizer, build
-from .trainer import replay_ids, train_ids
+from .trainer import Rules as TrainerRules
+from .trainer import replay_ids, rules_for, train_ids
 
 
 @dataclass
@@ -32,9 +33,16 @@ class Prepared:
         return 256 if self.alphabet is None else len(self.alphabet)
 
 
-def prepare(docs: list[str], level: str, pretokenizer: str) -> Prepared:
+def corpus_words(docs: Sequence[str], settings: Settings) -> Counter[str]:
+    """Distinct pre-tokens of the documents with their counts, as training with these settings sees them."""
+    if settings.dummy_prefix:
+        docs = [" " + doc for doc in docs]
+    return pretokenize.count_pieces(docs, settings.pretokenizer)
+
+
+def prepare(docs: list[str], level: str, pretokenizer: str, counts: Counter[str] | None = None) -> Prepared:
     """Split documents, count distinct pre-tokens once, and turn them into base ids in corpus order."""
-    counts = pretokenize.count_pieces(docs, pretokenizer)
+    counts = counts if counts is not None else pretokenize.count_pieces(docs, pretokenizer)
     if level == "chars":
         if any(has_raw_bytes(word) for word in counts):
             raise BpevizError("corpus_not_utf8", "The corpus is not valid UTF-8; train it at level 'bytes'.")
@@ -76,38 +84,68 @@ def corpus_documents(corpus: Corpus, level: str) -> list[str]:
     return docs
 
 
+def resolve_settings(vocab_size: object, *, level: str | None = None, pretokenizer: str | None = None,
+                     tie_break: str | None = None, count_rule: str | None = None, dialect: str | None = None) -> Settings:
+    """Settings from train's arguments: what is given wins, then the dialect's rule, then bpeviz's default.
+
+    Example: resolve_settings(1024, level="bytes", pretokenizer="gpt4", dialect="hf").tie_break -> "hf"
+    """
+    d = rules.dialect(dialect) if dialect else None
+    level = level or (d.level if d and d.level else "chars")
+    if level not in LEVELS:
+        raise ValueError(f"Unknown level {level!r}; use 'chars' or 'bytes'.")
+    pretokenizer = pretokenizer if pretokenizer is not None else (d.pretokenizer if d and d.pretokenizer else "gpt2")
+    if d is not None:
+        pretokenizer = dict(d.split_as).get(pretokenizer, pretokenizer)
+    tie_break = tie_break or (d.tie_break if d else "first")
+    count_rule = count_rule or (d.count_rule if d else "overlapping")
+    rules.tie_rule(tie_break)
+    rules.count_rule(count_rule)
+    return Settings(vocab_size=check_vocab_size(vocab_size), level=level, pretokenizer=pretokenizer, tie_break=tie_break,
+                    count_rule=count_rule, dialect=d.name if d else "", dummy_prefix=bool(d and d.dummy_prefix),
+                    unique_tokens=bool(d and d.unique_tokens))
+
+
+def train_rules(settings: Settings, prepared: Prepared) -> TrainerRules:
+    """The trainer's rules for these settings (texts of the base symbols when a rule reads them)."""
+    texts = prepared.alphabet if prepared.alphabet is not None else [bytes([b]) for b in range(256)]
+    return rules_for(settings.tie_break, settings.count_rule, texts, settings.unique_tokens)
+
+
 def train(
     corpus: Corpus,
     *,
     vocab_size: int,
-    level: str = "chars",
-    pretokenizer: str = "gpt2",
-    tie_break: str = "first",
+    level: str | None = None,
+    pretokenizer: str | None = None,
+    tie_break: str | None = None,
+    count_rule: str | None = None,
+    dialect: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     record_top: int = 0,
 ) -> Tokenizer:
     """Train a BPE tokenizer to vocab_size = base symbols + merges.
 
-    Stops early (with fewer merges) when no pair is left to merge. progress(done, total) is
-    called now and then; record_top=N keeps the N best pairs of every step (Merge.top).
+    Defaults: level "chars", pretokenizer "gpt2", tie_break "first", count_rule "overlapping"; a
+    dialect (rules.DIALECTS: "minbpe", "hf", "sentencepiece-bpe", "tiktoken-educational") supplies
+    the rules of a real trainer for what is not given. Stops early (with fewer merges) when no pair
+    is left. progress(done, total) is called now and then; record_top=N keeps the N best pairs of
+    every step (Merge.top).
     Example: train(["o gato", "o cão"], vocab_size=12).merges[0].token -> " " + ...
     """
-    if level not in LEVELS:
-        raise ValueError(f"Unknown level {level!r}; use 'chars' or 'bytes'.")
-    tie_rule(tie_break)
-    vocab_size = check_vocab_size(vocab_size)
-    docs = corpus_documents(corpus, level)
-    prepared = prepare(docs, level, pretokenizer)
-    if vocab_size < prepared.n_base:
+    settings = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break,
+                                count_rule=count_rule, dialect=dialect)
+    docs = corpus_documents(corpus, settings.level)
+    prepared = prepare(docs, settings.level, settings.pretokenizer, corpus_words(docs, settings))
+    if settings.vocab_size < prepared.n_base:
         raise BpevizError(
             "vocab_too_small",
-            f"vocab_size {vocab_size} is smaller than the {prepared.n_base} base symbols of this corpus at level "
-            f"{level!r}; choose at least {prepared.n_base}.",
-            vocab=vocab_size, base=prepared.n_base, level=level,
+            f"vocab_size {settings.vocab_size} is smaller than the {prepared.n_base} base symbols of this corpus at level "
+            f"{settings.level!r}; choose at least {prepared.n_base}.",
+            vocab=settings.vocab_size, base=prepared.n_base, level=settings.level,
         )
-    raw = train_ids(prepared.sequences, vocab_size - prepared.n_base, prepared.n_base, tie_break=tie_break,
-                    progress=progress, record_top=record_top)
-    settings = Settings(vocab_size=vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break)
+    raw = train_ids(prepared.sequences, settings.vocab_size - prepared.n_base, prepared.n_base,
+                    rules=train_rules(settings, prepared), progress=progress, record_top=record_top)
     return build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes, corpus_tokens=prepared.corpus_tokens)
 
 
@@ -123,11 +161,12 @@ def replay_on(
     For merges learned elsewhere (GPT-2's, a file's): the class sees what they buy on its own text.
     Example: replay_on(gpt2_tok, "the cat").merges[0].count -> how often " t" occurs in "the cat"
     """
-    docs = corpus_documents(corpus, "bytes")
-    counts = pretokenize.count_pieces(docs, tok.settings.pretokenizer)
+    counts = corpus_words(corpus_documents(corpus, "bytes"), tok.settings)
     sequences = [(tok.base_ids(word), n) for word, n in counts.items()]
     pairs = [(m.left_id, m.right_id) for m in tok.merges]
-    raw = replay_ids(sequences, pairs, tok.n_base, tie_break=tok.settings.tie_break, progress=progress, record_top=record_top)
+    base_texts = [tok.token_of(i) for i in range(tok.n_base)]
+    raw = replay_ids(sequences, pairs, tok.n_base, rules=rules_for(tok.settings.tie_break, tok.settings.count_rule, base_texts),
+                     progress=progress, record_top=record_top)
     return build(tok.settings, tok.alphabet, raw, special_tokens=tuple(tok.special_tokens),
                  corpus_bytes=sum(len(to_bytes(word)) * n for word, n in counts.items()),
                  corpus_tokens=sum(len(ids) * n for ids, n in sequences))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import streamlit as st
 
 import bpeviz
-from bpeviz import pretokenize, render, sources, steps
+from bpeviz import render, sources, steps, training
 from bpeviz.records import Settings
 
 from .i18n import error_text, t
@@ -109,9 +109,9 @@ def for_page(lesson: Lesson) -> bpeviz.Tokenizer | None:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def words(digest: str, pretokenizer: str, _source: sources.CorpusSource) -> dict[str, int]:
-    """Distinct pre-tokens of the source with counts (the digest names the source for the cache)."""
-    return dict(pretokenize.count_pieces(_source.documents(), pretokenizer))
+def words(digest: str, settings: Settings, _source: sources.CorpusSource) -> dict[str, int]:
+    """Distinct pre-tokens of the source with counts as training sees them (the digest names the source for the cache)."""
+    return dict(training.corpus_words(_source.documents(), settings))
 
 
 def run_digest(source: sources.CorpusSource, settings: Settings) -> str:
@@ -123,7 +123,7 @@ def run_digest(source: sources.CorpusSource, settings: Settings) -> str:
 def train_history(digest: str, settings: Settings, _source: sources.CorpusSource) -> dict:
     """The run as the player needs it (see steps.train_history); digest names the source for the cache."""
     tok = run(_source, settings)
-    history = steps.train_history(tok, _source.documents(), Counter(words(digest, tok.settings.pretokenizer, _source)))
+    history = steps.train_history(tok, _source.documents(), Counter(words(digest, tok.settings, _source)))
     history["replay"] = sources.is_replay(_source)
     return history
 

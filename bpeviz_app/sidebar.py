@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpeviz
-from bpeviz import corpora, pretokenize, render, sources
+from bpeviz import corpora, pretokenize, render, rules, sources
 from bpeviz.records import Settings
 
 from . import state
@@ -100,6 +100,34 @@ def _on_corpus_change() -> None:
 def _on_level_change() -> None:
     if st.session_state.level == "bytes" and int(st.session_state.vocab_size) <= 256:
         _set("vocab_size", 512, t("why_bytes_base"))
+    _on_rule_change()
+
+
+def _on_rule_change() -> None:
+    """A rule changed by hand: the settings are no longer a named dialect's."""
+    ss = st.session_state
+    dialect = rules.DIALECTS.get(str(ss.get("dialect", "")))
+    if dialect is None:
+        return
+    theirs = {"level": dialect.level, "tie_break": dialect.tie_break, "count_rule": dialect.count_rule}
+    if any(value is not None and ss.get(key) != value for key, value in theirs.items()):
+        _set("dialect", "", t("why_dialect_cleared"))
+
+
+def _on_dialect_change() -> None:
+    ss = st.session_state
+    dialect = rules.DIALECTS.get(str(ss.get("dialect", "")))
+    if dialect is None:
+        return
+    why = t("why_dialect", dialect=dialect.name)
+    if dialect.level:
+        _set("level", dialect.level, why)
+        if dialect.level == "bytes" and int(ss.vocab_size) <= 256:
+            _set("vocab_size", 512, t("why_bytes_base"))
+    pretokenizer = dialect.pretokenizer or str(ss.pretokenizer)
+    _set("pretokenizer", dict(dialect.split_as).get(pretokenizer, pretokenizer), why)
+    _set("tie_break", dialect.tie_break, why)
+    _set("count_rule", dialect.count_rule, why)
 
 
 def _on_source_change() -> None:
@@ -157,6 +185,8 @@ def _force_bytes(source: sources.CorpusSource | None) -> bool:
 def settings_picker(source: sources.CorpusSource | None) -> None:
     """Widgets for vocab size, level, pre-tokenizer (with a live preview) and tie rule."""
     forced = _force_bytes(source)
+    st.selectbox(t("dialect"), ["", *rules.DIALECTS], key="dialect", on_change=_on_dialect_change, help=t("dialect_help"),
+                 format_func=bound(lambda k, lg: t("dialect_none", lg) if not k else str(k)))
     st.number_input(t("vocab_size"), min_value=1, max_value=state.MAX_VOCAB_IN_APP, step=1, key="vocab_size",
                     help=t("vocab_help", cap=state.MAX_VOCAB_IN_APP))
     st.radio(t("level"), bpeviz.LEVELS, key="level", horizontal=True, disabled=forced, on_change=_on_level_change,
@@ -169,7 +199,9 @@ def settings_picker(source: sources.CorpusSource | None) -> None:
         st.text_input(t("custom_pattern"), key="custom_pattern", help=t("custom_pattern_help"),
                       max_chars=pretokenize.MAX_PATTERN_LENGTH)
     st.radio(t("tie_break"), bpeviz.TIE_BREAKS, key="tie_break", horizontal=True, format_func=bound(tie_name),
-             help=" · ".join(f"{tie_name(k)}: {tie_why(k)}" for k in bpeviz.TIE_BREAKS))
+             help=" · ".join(f"{tie_name(k)}: {tie_why(k)}" for k in bpeviz.TIE_BREAKS), on_change=_on_rule_change)
+    st.radio(t("count_rule"), list(rules.COUNT_RULES), key="count_rule", horizontal=True, format_func=labels("count_{}"),
+             help=t("count_rule_help"), on_change=_on_rule_change)
     with st.expander(t("preview"), expanded=False):
         split_preview(source)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 import bpeviz
-from bpeviz import corpora, formats, pretokenize, render
+from bpeviz import corpora, formats, pretokenize, render, rules
 from bpeviz.records import Settings
 
 from .i18n import LANGUAGES, t
@@ -86,6 +86,8 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("pretokenizer", "gpt2", "pre", choices=(*bpeviz.PRETOKENIZERS, CUSTOM)),
     Field("custom_pattern", r"\w+|\s+|[^\w\s]+", "re"),
     Field("tie_break", "first", "tie", choices=bpeviz.TIE_BREAKS),
+    Field("count_rule", "overlapping", "count", choices=tuple(rules.COUNT_RULES)),
+    Field("dialect", "", "dialect", choices=("", *rules.DIALECTS)),
     Field("step", 0, "step", low=0, high=MAX_STEP),
     Field("sentence", "o gato subiu no", "s"),
     Field("trace_step", MAX_STEP, low=0, high=MAX_STEP),  # a new sentence shows its whole trace; First steps back
@@ -188,8 +190,11 @@ def pretokenizer() -> str:
 def settings() -> Settings:
     """The training settings the sidebar shows; hashable, so it is the cache key with the source's digest."""
     ss = st.session_state
+    dialect = rules.DIALECTS.get(str(ss.get("dialect", "")))
     return Settings(vocab_size=int(ss.get("vocab_size", 1)), level=str(ss.get("level", "chars")), pretokenizer=pretokenizer(),
-                    tie_break=str(ss.get("tie_break", "first")))
+                    tie_break=str(ss.get("tie_break", "first")), count_rule=str(ss.get("count_rule", "overlapping")),
+                    dialect=dialect.name if dialect else "", dummy_prefix=bool(dialect and dialect.dummy_prefix),
+                    unique_tokens=bool(dialect and dialect.unique_tokens))
 
 
 # -- the snapshot file ---------------------------------------------------------------------

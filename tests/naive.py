@@ -1,20 +1,27 @@
 """The slow, obvious BPE trainer: recount every pair after every merge (minbpe's way).
 
-The oracle the fast trainer in bpeviz/trainer.py must match merge for merge.
+The oracle the fast trainer in bpeviz/trainer.py must match merge for merge, for every tie rule
+and counting rule. Written apart from the library on purpose: nothing here calls bpeviz's rules.
 """
 
 from __future__ import annotations
 
 
-def get_stats(words: list[list[int]], weights: list[int]) -> dict[tuple[int, int], int]:
+def get_stats(words: list[list[int]], weights: list[int], overlapping: bool = True) -> dict[tuple[int, int], int]:
     """Pair counts, built left to right so dict order is first-occurrence order.
 
+    Non-overlapping: after counting an `a a`, the next position is not counted if it is `a a` too.
     Example: get_stats([[1, 2, 1, 2]], [1]) -> {(1, 2): 2, (2, 1): 1}
     """
     counts: dict[tuple[int, int], int] = {}
     for ids, w in zip(words, weights):
+        just_counted_self_pair = False
         for pair in zip(ids, ids[1:]):
+            if not overlapping and pair[0] == pair[1] and just_counted_self_pair:
+                just_counted_self_pair = False
+                continue
             counts[pair] = counts.get(pair, 0) + w
+            just_counted_self_pair = pair[0] == pair[1]
     return counts
 
 
@@ -31,27 +38,66 @@ def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     return out
 
 
-def naive_train(words, weights, n_merges, first_token, tie_break="first"):
+def hf_byte_rank() -> dict[int, int]:
+    """Each byte's id in HF's ByteLevel vocabulary: GPT-2's printable stand-ins for bytes, sorted."""
+    printable = set(range(33, 127)) | set(range(161, 173)) | set(range(174, 256))
+    stand_in, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            stand_in[b] = chr(b)
+        else:
+            stand_in[b] = chr(256 + extra)
+            extra += 1
+    return {b: rank for rank, b in enumerate(sorted(range(256), key=lambda b: stand_in[b]))}
+
+
+def pick(stats: dict[tuple[int, int], int], tie_break: str, texts: list) -> tuple[int, int]:
+    top = max(stats.values())
+    tied = [p for p, c in stats.items() if c == top]  # in first-occurrence order
+    if tie_break == "first":
+        return tied[0]
+    if tie_break == "smallest":
+        return min(tied)
+    if tie_break == "hf":
+        rank = hf_byte_rank()
+        return min(tied, key=lambda p: tuple(rank[x] if x < 256 else x for x in p))
+    if tie_break == "sentencepiece":
+        def key(p):  # shorter first, then smaller as SentencePiece writes it: a space is ▁
+            text = texts[p[0]] + texts[p[1]]
+            raw = text if isinstance(text, bytes) else text.encode("utf-8")
+            return len(text), raw.replace(b" ", b"\xe2\x96\x81")
+        return min(tied, key=key)
+    raise ValueError(tie_break)
+
+
+def naive_train(words, weights, n_merges, first_token, tie_break="first", count_rule="overlapping", texts=None,
+                unique_tokens=False):
     """[(left, right, token, count, tokens_after)] for up to n_merges merges."""
     words = [list(w) for w in words]
+    texts = list(texts or [])
+    forbidden: set[tuple[int, int]] = set()  # pairs whose text exists already (unique tokens)
     result = []
-    for step in range(n_merges):
-        stats = get_stats(words, weights)
+    while len(result) < n_merges:
+        stats = {p: c for p, c in get_stats(words, weights, count_rule == "overlapping").items() if p not in forbidden}
         if not stats:
             break
-        if tie_break == "first":
-            pair = max(stats, key=stats.get)  # first inserted among the largest
-        else:
-            top = max(stats.values())
-            pair = min(p for p, c in stats.items() if c == top)
-        token = first_token + step
+        pair = pick(stats, tie_break, texts)
+        if unique_tokens and texts[pair[0]] + texts[pair[1]] in texts:
+            forbidden.add(pair)
+            continue
+        token = first_token + len(result)
+        if texts:
+            texts.append(texts[pair[0]] + texts[pair[1]])
         words = [merge(w, pair, token) for w in words]
         result.append((pair[0], pair[1], token, stats[pair], sum(len(w) * n for w, n in zip(words, weights))))
     return result
 
 
 def naive_words(docs, level, pretokenizer):
-    """Distinct pre-tokens as base ids with their counts, in order of first occurrence, the obvious way."""
+    """Distinct pre-tokens as base ids with their counts, in order of first occurrence, the obvious way.
+
+    Returns (words, weights, number of base symbols, the text of each base symbol).
+    """
     from bpeviz import split_text
 
     counts = {}
@@ -59,7 +105,8 @@ def naive_words(docs, level, pretokenizer):
         for piece in split_text(doc, pretokenizer):
             counts[piece] = counts.get(piece, 0) + 1
     if level == "bytes":
-        return [list(word.encode("utf-8", "surrogateescape")) for word in counts], list(counts.values()), 256
+        words = [list(word.encode("utf-8", "surrogateescape")) for word in counts]
+        return words, list(counts.values()), 256, [bytes([b]) for b in range(256)]
     alphabet = sorted({ch for word in counts for ch in word})
     index = {ch: i for i, ch in enumerate(alphabet)}
-    return [[index[ch] for ch in word] for word in counts], list(counts.values()), len(alphabet)
+    return [[index[ch] for ch in word] for word in counts], list(counts.values()), len(alphabet), alphabet

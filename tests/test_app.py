@@ -8,7 +8,8 @@ from app_helpers import merge_rows, new_app, pairs_before, plain, player_data, t
 
 from bpeviz import training as training_module
 
-PAGES = ["app_pages/train.py", "app_pages/encode.py", "app_pages/charts.py", "app_pages/quirks.py", "app_pages/files.py"]
+PAGES = ["app_pages/train.py", "app_pages/encode.py", "app_pages/rules.py", "app_pages/charts.py", "app_pages/quirks.py",
+         "app_pages/files.py"]
 XSS = "<img src=x onerror=alert(1)>"
 
 
@@ -320,3 +321,31 @@ def test_byte_fallback_chips_get_a_legend():
     at = new_app(sentence="pássaro 🐦")
     at.switch_page("app_pages/encode.py").run()
     assert any("Dashed chips" in c.value for c in at.caption)
+
+
+def test_the_rules_page_compares_two_rule_sets_and_checks_a_table():
+    at = new_app()
+    at.switch_page("app_pages/rules.py").run()
+    assert_clean(at)
+    (found,) = [plain(i.value) for i in at.info if "Merge 3" in plain(i.value)]
+    assert "a tie at 6 between t + o and ␣ + c" in found.replace("`", "")
+    at.button(key="example_wrong").click().run()
+    assert any("Line 5 is wrong" in e.value for e in at.error)
+    verdicts = at.dataframe[-1].value
+    assert verdicts.iloc[4]["verdict"] == "✗ wrong" and verdicts.iloc[4]["line"] == 5  # the notes are left out of the box
+    at.button(key="example_ties").click().run()
+    assert any("All 41 rows are right" in s.value for s in at.success)
+    at.selectbox(key="cmp_b_dialect").set_value("sentencepiece-bpe").run()
+    assert at.session_state["cmp_b_tie"] == "sentencepiece"
+    assert any("split" in plain(i.value) for i in at.info)
+
+
+def test_choosing_a_dialect_sets_its_rules_and_a_hand_change_leaves_it():
+    at = new_app().run()
+    at.selectbox(key="dialect").set_value("hf").run()
+    ss = at.session_state
+    assert (ss["level"], ss["tie_break"], ss["count_rule"], ss["vocab_size"]) == ("bytes", "hf", "overlapping", 512)
+    assert any("rules of hf" in plain(i.value) for i in at.info)
+    assert player_data(at)["history"]["level"] == "bytes"
+    at.radio(key="tie_break").set_value("first").run()
+    assert at.session_state["dialect"] == "" and any("you changed one of its rules" in plain(i.value) for i in at.info)

@@ -212,3 +212,21 @@ def test_uploads_keep_to_the_cap_their_box_states(app_url, page):
     body = page.inner_text("body")
     assert "AxiosError" not in body and "413" not in body
     assert "5MB or smaller" in body.replace(".0MB", "MB") or "the limit here is 5 MB" in body
+
+
+def test_the_rules_page_in_english_and_portuguese(app_url, page):
+    for lang, example, verdict in (("en", "Example: a mistake at step 5", "Line 5 is wrong"),
+                                   ("pt", "Exemplo: um erro no passo 5", "Linha 5: errado")):
+        open_app(page, app_url, f"/rules?lang={lang}")
+        wait_text(page, "Merge 3:" if lang == "en" else "Fusão 3:")
+        page.get_by_role("button", name=example).click()
+        wait_text(page, verdict)
+        assert_no_errors_but_the_verdict(page)
+        shot(page, f"rules-{lang}")
+        page.get_by_text(verdict).scroll_into_view_if_needed()
+        shot(page, f"rules-checker-{lang}")
+
+
+def assert_no_errors_but_the_verdict(pg):
+    body = pg.inner_text("body")
+    assert pg.locator('[data-testid="stException"]').count() == 0 and "Traceback" not in body

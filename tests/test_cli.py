@@ -94,3 +94,25 @@ def test_bad_input_one_clear_line_exit_2(args, message, toy_file, tmp_path):
 def test_main_is_importable_and_returns_codes(toy_file, capsys):
     assert cli.main(["encode", "--encoding", "gpt2", "hi"]) == 0
     assert capsys.readouterr().out.splitlines()[1] == "5303"
+
+
+def test_check_says_right_wrong_or_bad_input_by_exit_code(toy_file, tmp_path):
+    tables = corpora.CORPORA_DIR / "tables"
+    right = run("check", str(tables / "toy_correct.txt"), "--corpus", str(toy_file), "--lines", "--level", "chars")
+    assert right.returncode == 0 and right.stdout.count("— right") == 41
+    ties = run("check", str(tables / "toy_ties.txt"), "--corpus", str(toy_file), "--lines")
+    assert ties.returncode == 0 and "a tie at" in ties.stdout
+    wrong = run("check", str(tables / "toy_wrong.txt"), "--corpus", str(toy_file), "--lines")
+    assert wrong.returncode == 1 and "line 6: d + o — wrong" in wrong.stdout and "line 6 is wrong" in wrong.stderr
+    (tmp_path / "t.csv").write_text("left,right,count\n␣,n,7\n n,o,7\n")
+    assert run("check", str(tmp_path / "t.csv"), "--corpus", str(toy_file), "--lines", "--level", "chars").returncode == 0
+    (tmp_path / "bad.txt").write_text("this is not a table\n")
+    bad = run("check", str(tmp_path / "bad.txt"), "--corpus", str(toy_file), "--lines")
+    assert bad.returncode == 2 and bad.stderr.startswith("bpeviz: error: Line 1") and bad.stderr.count("\n") == 1
+
+
+def test_train_takes_a_counting_rule_and_a_dialect(toy_file):
+    out = run("train", str(toy_file), "--lines", "--vocab-size", "30", "--dialect", "sentencepiece-bpe", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout.splitlines()[0])["token"] == " o"  # every word keeps its space
+    runs = run("train", str(toy_file), "--vocab-size", "30", "--level", "chars", "--count-rule", "nonoverlapping")
+    assert runs.returncode == 0 and runs.stdout.startswith("merge   1:")

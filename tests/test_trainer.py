@@ -11,28 +11,30 @@ from naive import naive_train, naive_words
 
 import bpeviz
 from bpeviz import corpora, steps
-from bpeviz.trainer import train_ids
+from bpeviz.trainer import rules_for, train_ids
 from bpeviz.training import prepare
 
 PRETOKENIZERS = list(bpeviz.PRETOKENIZERS) + [r"\w+|\s+"]
 CORPUS_STRATEGY = st.lists(st.text(alphabet="ab c\né", max_size=25), min_size=1, max_size=6)
 
 
-def fast_rows(sequences, n, first, tie_break):
-    merges = train_ids(sequences, n, first, tie_break=tie_break)
+def fast_rows(sequences, n, first, tie_break, texts=None):
+    merges = train_ids(sequences, n, first, rules=rules_for(tie_break, texts=texts))
     return [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after) for m in merges]
 
 
-def oracle_rows(docs, level, pretokenizer, n, tie_break):
+def oracle_rows(docs, level, pretokenizer, n, tie_break, count_rule="overlapping", unique_tokens=False):
     """The naive trainer on words counted the obvious way (not through bpeviz's prepare)."""
-    words, weights, first = naive_words(docs, level, pretokenizer)
-    return naive_train(words, weights, n, first, tie_break)
+    words, weights, first, texts = naive_words(docs, level, pretokenizer)
+    return naive_train(words, weights, n, first, tie_break, count_rule, texts, unique_tokens)
 
 
 
-def fast_train_rows(docs, level, pretokenizer, n, tie_break):
+def fast_train_rows(docs, level, pretokenizer, n, tie_break, count_rule="overlapping", unique_tokens=False):
     p = prepare(docs, level, pretokenizer)
-    return fast_rows(p.sequences, n, p.n_base, tie_break)
+    texts = p.alphabet if p.alphabet is not None else [bytes([b]) for b in range(256)]
+    merges = train_ids(p.sequences, n, p.n_base, rules=rules_for(tie_break, count_rule, texts, unique_tokens))
+    return [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after) for m in merges]
 
 
 # -- a case small enough to check by hand -------------------------------------------------
@@ -51,7 +53,8 @@ def test_golden_aaabdaaabac():
 def test_overlapping_runs_match_naive():
     for ids in ([5] * 7, [1, 2] * 5, [1, 1, 2, 1, 1, 1, 2, 2, 2]):
         for rule in bpeviz.TIE_BREAKS:
-            assert fast_rows([(ids, 3)], 10, 10, rule) == naive_train([ids], [3], 10, 10, rule)
+            texts = [str(k) for k in range(10)]
+            assert fast_rows([(ids, 3)], 10, 10, rule, texts) == naive_train([ids], [3], 10, 10, rule, texts=texts)
 
 
 # -- the reference table ------------------------------------------------------------------

@@ -1,0 +1,153 @@
+"""Check a hand-worked merge table (or an encoding trace) against a corpus and its rules.
+
+Each row is replayed on the corpus as the student wrote it, and gets a verdict: right; right but
+a tie (and which pair the rule would take); wrong (another pair is more frequent: both counts);
+or impossible (the pair does not occur there, or names a token that does not exist yet), where
+checking stops and the right choices are listed. Parsing is linear; bad input is a ValueError.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+
+from . import render
+from .errors import BpevizError
+from .records import Corpus, Settings, Token
+from .tokenizer import Tokenizer
+from .trainer import CorpusState
+from .training import corpus_documents, corpus_words, prepare, train_rules
+
+MAX_ROWS = 5_000
+_LINE = re.compile(r"^\s*(\S+)\s*(?:\+\s*)?(\S+)(?:\s+(\d+))?\s*$")  # "a b", "a + b", optional count
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a hand-worked table: where it was written, the pair, and the count written, if any."""
+
+    line: int
+    left: Token
+    right: Token
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one row is worth. status: "right", "tie", "wrong" or "impossible"."""
+
+    row: Row
+    status: str
+    count: int  # the row's pair's count at that step (0 if it does not occur)
+    best: tuple[Token, Token, int] | None  # the pair the rule takes there, with its count
+    tied: tuple[tuple[Token, Token], ...] = ()  # other pairs with the best count
+    count_written_wrong: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("right", "tie") and not self.count_written_wrong
+
+
+def _token(text: str, level: str, line: int) -> Token:
+    token = render.unescape_token(text, level)
+    if not token:
+        raise BpevizError("table_bad_line", f"Line {line}: an empty token.", line=line)
+    return token
+
+
+def parse_table(text: str, level: str) -> list[Row]:
+    """Rows from "left right" / "left + right" lines (an optional count after them), or a CSV with columns left,right[,count].
+
+    A space is written as ␣ (or a real space in a CSV cell); \\xNN is a byte at level bytes.
+    Example: parse_table("␣ + n 7\\n␣n o", "chars") -> [Row(1, " ", "n", 7), Row(2, " n", "o")]
+    """
+    if len(text) > 2_000_000:
+        raise BpevizError("table_too_long", "The table is larger than 2 MB; check at most 5,000 rows.")
+    first_line = text.lstrip().split("\n", 1)[0]
+    if "," in first_line and "left" in first_line and "right" in first_line:
+        return _parse_csv(text, level)
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _LINE.match(line)
+        if match is None:
+            raise BpevizError("table_bad_line", f"Line {number} is not 'left right' or 'left + right' (with an optional count).",
+                              line=number)
+        left, right, count = match.groups()
+        rows.append(Row(number, _token(left, level, number), _token(right, level, number), int(count) if count else None))
+        if len(rows) > MAX_ROWS:
+            raise BpevizError("table_too_long", f"The table has more than {MAX_ROWS:,} rows; check at most {MAX_ROWS:,}.")
+    if not rows:
+        raise BpevizError("table_empty", "The table has no rows: write one merge a line, like '␣ + n'.")
+    return rows
+
+
+def _parse_csv(text: str, level: str) -> list[Row]:
+    rows = []
+    for number, record in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+        left, right, count = record.get("left"), record.get("right"), (record.get("count") or "").strip()
+        if left is None or right is None or not count.isdigit() and count:
+            raise BpevizError("table_bad_line", f"Line {number}: a row needs left and right, and a count that is a number.",
+                              line=number)
+        rows.append(Row(number, _token(left, level, number), _token(right, level, number), int(count) if count else None))
+        if len(rows) > MAX_ROWS:
+            raise BpevizError("table_too_long", f"The table has more than {MAX_ROWS:,} rows; check at most {MAX_ROWS:,}.")
+    if not rows:
+        raise BpevizError("table_empty", "The table has no rows.")
+    return rows
+
+
+def check_table(rows: list[Row], corpus: Corpus, settings: Settings) -> list[Verdict]:
+    """Replay the rows on the corpus with the settings' rules; a verdict per row, up to the first impossible one."""
+    docs = corpus_documents(corpus, settings.level)
+    prepared = prepare(docs, settings.level, settings.pretokenizer, corpus_words(docs, settings))
+    corpus_state = CorpusState(prepared.sequences, train_rules(settings, prepared))
+    texts: list[Token] = list(prepared.alphabet) if prepared.alphabet is not None else [bytes([b]) for b in range(256)]
+    ids = {text: i for i, text in enumerate(texts)}
+    verdicts = []
+    for row in rows:
+        found = corpus_state.best()
+        top = (texts[found[1][0]], texts[found[1][1]], found[0]) if found is not None else None
+        tied = tuple((texts[a], texts[b]) for a, b in found[2]) if found is not None else ()
+        pair = (ids.get(row.left), ids.get(row.right))
+        count = corpus_state.count(pair) if None not in pair else 0  # type: ignore[arg-type]
+        if count == 0:
+            verdicts.append(Verdict(row, "impossible", 0, top, tied))
+            break
+        status = "right" if found is not None and pair == found[1] else "tie" if top is not None and count == top[2] else "wrong"
+        verdicts.append(Verdict(row, status, count, top, tied, row.count is not None and row.count != count))
+        corpus_state.merge(pair, len(texts))  # type: ignore[arg-type]  # the student's path goes on
+        texts.append(row.left + row.right)  # type: ignore[operator]
+        ids.setdefault(texts[-1], len(texts) - 1)
+    return verdicts
+
+
+def check_trace(rows: list[Row], tok: Tokenizer, sentence: str) -> list[Verdict]:
+    """Check a hand-worked encoding trace: each row must be the next merge that fires, in rank order."""
+    fired = [(s.merge.left, s.merge.right, s.fired) for s in tok.trace(sentence)[1:] if s.merge is not None]
+    verdicts = []
+    for k, row in enumerate(rows):
+        expected = fired[k] if k < len(fired) else None
+        if expected is None or (row.left, row.right) != expected[:2]:
+            verdicts.append(Verdict(row, "wrong" if expected else "impossible", 0, expected))
+            break
+        verdicts.append(Verdict(row, "right", expected[2], expected))
+    return verdicts
+
+
+def explain(v: Verdict) -> str:
+    """A verdict in one plain English line."""
+    pair = f"{render.show(v.row.left)} + {render.show(v.row.right)}"
+    best = f"{render.show(v.best[0])} + {render.show(v.best[1])} ({v.best[2]})" if v.best else "no pair"
+    text = {
+        "right": f"line {v.row.line}: {pair} — right ({v.count})",
+        "tie": f"line {v.row.line}: {pair} — right, a tie at {v.count}: the rule would take {best}",
+        "wrong": f"line {v.row.line}: {pair} — wrong: {best} is more frequent than {pair} ({v.count})",
+        "impossible": f"line {v.row.line}: {pair} — impossible: it does not occur at this step; the rule takes {best}",
+    }[v.status]
+    if v.count_written_wrong:
+        text += f"; the count written is {v.row.count}, it is {v.count}"
+    return text

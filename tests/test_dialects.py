@@ -1,0 +1,134 @@
+"""Counting rules and trainer dialects, each against the real library it names where one is installable."""
+
+import io
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from naive import naive_train, naive_words
+
+import bpeviz
+from bpeviz import corpora, rules
+from bpeviz.trainer import rules_for, train_ids
+from bpeviz.training import prepare
+
+ENGLISH = corpora.corpus_text("english")
+
+
+def merges_of(tok):
+    return [(m.left, m.right) for m in tok.merges]
+
+
+# -- counting rule -------------------------------------------------------------------------------
+
+
+def test_aaaaa_counts_four_overlapping_and_two_not():
+    assert bpeviz.train(["aaaaa"], vocab_size=2, level="chars", pretokenizer="none").merges[0].count == 4
+    assert bpeviz.train(["aaaaa"], vocab_size=2, level="chars", pretokenizer="none",
+                        count_rule="nonoverlapping").merges[0].count == 2
+
+
+@pytest.mark.parametrize("text", ["aaaa", "abab", "aaaa aaaaa ab", "1111111 2222 11 1212", "aaabbbaaabbb"])
+@pytest.mark.parametrize("count_rule", list(rules.COUNT_RULES))
+@pytest.mark.parametrize("tie_break", list(rules.TIE_RULES))
+def test_fast_matches_naive_on_corpora_built_to_tell_the_rules_apart(text, count_rule, tie_break):
+    words, weights, first, texts = naive_words([text], "chars", "none")
+    want = naive_train(words, weights, 20, first, tie_break, count_rule, texts)
+    p = prepare([text], "chars", "none")
+    got = train_ids(p.sequences, 20, p.n_base, rules=rules_for(tie_break, count_rule, p.alphabet))
+    assert [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after) for m in got] == want
+
+
+CORPUS = st.lists(st.text(alphabet="aab c1\n", max_size=30), min_size=1, max_size=5)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=CORPUS, tie_break=st.sampled_from(list(rules.TIE_RULES)), count_rule=st.sampled_from(list(rules.COUNT_RULES)),
+       level=st.sampled_from(bpeviz.LEVELS), unique=st.booleans(), pretokenizer=st.sampled_from(["none", "gpt2", "spaces"]))
+def test_fast_matches_naive_for_every_rule(docs, tie_break, count_rule, level, unique, pretokenizer):
+    words, weights, first, texts = naive_words(docs, level, pretokenizer)
+    want = naive_train(words, weights, 30, first, tie_break, count_rule, texts, unique)
+    p = prepare(docs, level, pretokenizer)
+    texts = p.alphabet if p.alphabet is not None else [bytes([b]) for b in range(256)]
+    got = train_ids(p.sequences, 30, p.n_base, rules=rules_for(tie_break, count_rule, texts, unique))
+    assert [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after) for m in got] == want
+
+
+# -- dialects against their libraries --------------------------------------------------------------
+
+
+def hf_merges(text: str, vocab_size: int, pattern: str) -> list[tuple[bytes, bytes]]:
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+
+    from bpeviz.formats import CHAR_BYTES
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(pattern), behavior="isolated"),
+                                                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False, min_frequency=0)
+    tok.train_from_iterator([text], trainer=trainer)
+    import json
+
+    merges = json.loads(tok.to_str())["model"]["merges"]
+    as_bytes = [(bytes(CHAR_BYTES[c] for c in a), bytes(CHAR_BYTES[c] for c in b)) for a, b in
+                (m.split(" ") if isinstance(m, str) else m for m in merges)]
+    return as_bytes
+
+
+@pytest.mark.parametrize(("key", "vocab_size"), [("english", 1024), ("english", 4096), ("udhr-en", 1024), ("udhr-all", 4096)])
+def test_the_hf_dialect_learns_what_hf_tokenizers_learns(key, vocab_size):
+    text = "\n\n".join(corpora.corpus_text(f"udhr-{c}") for c in corpora.UDHR_LANGUAGES) if key == "udhr-all" \
+        else corpora.corpus_text(key)
+    tok = bpeviz.train(text, vocab_size=vocab_size, level="bytes", pretokenizer="gpt4", dialect="hf")
+    assert tok.settings.pretokenizer == "gpt4-hf" and tok.settings.tie_break == "hf"
+    assert merges_of(tok) == hf_merges(text, vocab_size, bpeviz.PRETOKENIZERS["gpt4"].pattern)
+
+
+def test_hfs_regex_engine_keeps_digit_runs_whole():
+    assert bpeviz.split_text("12345 678", "gpt4") == ["123", "45", " ", "678"]
+    assert bpeviz.split_text("12345 678", "gpt4-hf") == ["12345", " ", "678"]
+    from tokenizers import Regex, pre_tokenizers
+
+    split = pre_tokenizers.Split(Regex(bpeviz.PRETOKENIZERS["gpt4"].pattern), behavior="isolated")
+    assert [piece for piece, _ in split.pre_tokenize_str("12345 678")] == ["12345", " ", "678"]
+
+
+def test_the_tiktoken_educational_dialect_learns_what_its_trainer_learns(capsys):
+    from tiktoken import _educational
+
+    text = ENGLISH[:15_000]
+    ranks = _educational.bpe_train(text, 256 + 160, bpeviz.PRETOKENIZERS["gpt2-original"].pattern, visualise=None)
+    theirs = [token for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]) if rank >= 256]
+    tok = bpeviz.train(text, vocab_size=256 + 160, dialect="tiktoken-educational")
+    assert [m.token for m in tok.merges] == theirs
+
+
+def sentencepiece_pieces(lines: list[str], vocab_size: int) -> list[str]:
+    import sentencepiece as spm
+
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=model, vocab_size=vocab_size, model_type="bpe", character_coverage=1.0,
+        split_by_unicode_script=False, split_by_number=False, split_by_whitespace=True, normalization_rule_name="identity",
+        add_dummy_prefix=True, remove_extra_whitespaces=False, max_sentencepiece_length=512, bos_id=-1, eos_id=-1, unk_id=0,
+        minloglevel=2, num_threads=1)
+    sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    return [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+
+
+def test_the_sentencepiece_dialect_learns_what_sentencepiece_learns():
+    lines = [line for line in ENGLISH.splitlines() if line.strip()]
+    tok = bpeviz.train(lines, vocab_size=len(set("".join(lines)) | {" "}) + 700, dialect="sentencepiece-bpe")
+    pieces = sentencepiece_pieces(lines, 1 + tok.n_base + 700)[1:]  # <unk>, then the merges, then the characters
+    ours = [m.token.replace(" ", "▁") for m in tok.merges]
+    assert ours == pieces[: len(ours)]
+
+
+def test_a_dialect_gives_way_to_what_is_asked():
+    tok = bpeviz.train("o gato o gato", vocab_size=300, dialect="hf", tie_break="first")
+    assert tok.settings.tie_break == "first" and tok.settings.level == "bytes" and tok.settings.dialect == "hf"
+    with pytest.raises(ValueError, match="Unknown dialect"):
+        bpeviz.train("x", vocab_size=5, dialect="spacy")
+    sp = bpeviz.train(["o gato subiu"], vocab_size=30, dialect="sentencepiece-bpe")
+    assert sp.decode(sp.encode("o gato subiu")) == "o gato subiu" and sp.token_of(sp.encode("o")[0]) == " o"

@@ -35,3 +35,44 @@ def hf_train(text: str, vocab_size: int, pattern: str | None):
                                   show_progress=False, min_frequency=0)
     tok.train_from_iterator([text], trainer=trainer)
     return tok
+
+
+def shipped_text(names: tuple[str, ...] | None = None) -> str:
+    """The shipped corpora named (default: every one, about 0.8 MB), one after another."""
+    from bpeviz import corpora
+
+    return "\n".join(corpora.corpus_text(name) for name in (names or corpora.CORPORA))
+
+
+def machine() -> str:
+    """The CPU model and core count, for the figures' caption."""
+    import os
+    import platform
+
+    model = platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        model = next((line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+                      if line.startswith("model name")), model)
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def sized_text(n_bytes: int, seed: int = 0, source: tuple[str, ...] | None = None) -> str:
+    """n_bytes of text (less a cut character): the shipped corpora, then copies with one letter changed in every 8th word.
+
+    Perturbing the copies keeps the vocabulary growing, as a real corpus's would, instead of
+    repeating the same distinct words with bigger counts.
+    """
+    import random
+
+    base = shipped_text(source)
+    parts, size, rng, copy = [base], len(base.encode()), random.Random(seed), 0
+    words = base.split(" ")
+    letters = "abcdefghijklmnopqrstuvwxyzãéçõ"
+    while size < n_bytes:
+        copy += 1
+        changed = [w if rng.random() > 0.125 or not w else w[:-1] + rng.choice(letters) for w in words]
+        part = " ".join(changed)
+        parts.append(part)
+        size += len(part.encode())
+    return "\n".join(parts).encode()[:n_bytes].decode("utf-8", "ignore")

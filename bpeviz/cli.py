@@ -9,15 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import formats, pretokenize, render
+from . import counting, formats, pretokenize, render
 from .records import LEVELS, Merge
 from .reference_encodings import ENCODINGS
 from .rules import COUNT_RULES, DIALECTS, TIE_RULES
 from .tokenizer import Tokenizer
-from .training import resolve_settings, train
+from .training import resolve_settings, train_counts
 
 MAX_COLUMN = 32  # widest token column before alignment gives up
 
@@ -124,19 +125,87 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1
 
 
+class _Bar:
+    """A progress line on stderr, redrawn at most 8 times a second: a bar, the share done, the rate and the time left.
+
+    Example: "counting  [########--------]  52%   18.4 MB/s  ETA 0:03"
+    """
+
+    WIDTH = 24
+
+    def __init__(self, label: str, unit: str, scale: float = 1.0, enabled: bool = True) -> None:
+        self.label, self.unit, self.scale, self.enabled = label, unit, scale, enabled
+        self.start = time.monotonic()
+        self.shown = 0.0
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if not self.enabled or (now - self.shown < 0.125 and done < total):
+            return
+        self.shown, self.drawn = now, True
+        share = min(done / total, 1.0) if total else 1.0
+        filled = round(share * self.WIDTH)
+        rate = done / self.scale / max(now - self.start, 1e-9)
+        left = (total - done) / self.scale / rate if rate > 0 and done < total else 0.0
+        print(f"\r{self.label:<9} [{'#' * filled}{'-' * (self.WIDTH - filled)}] {share:4.0%}  {rate:8,.1f} {self.unit}/s"
+              f"  ETA {int(left) // 60}:{int(left) % 60:02d} ", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> float:
+        """End the line; the seconds since the bar started."""
+        if self.drawn:
+            print(file=sys.stderr)
+        return time.monotonic() - self.start
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    return sys.stderr.isatty() or args.progress
+
+
+def _count(args: argparse.Namespace, pretokenizer: str, dummy_prefix: bool, report: bool = True) -> counting.CountTable:
+    bar = _Bar("counting", "MB", 1e6, _show_progress(args))
+    try:
+        table = counting.count_files(args.files, pretokenizer, lines=args.lines, dummy_prefix=dummy_prefix,
+                                     workers=args.workers, scheduler=args.scheduler, progress=bar)
+    finally:
+        seconds = bar.close()
+    if not report:
+        return table
+    size = sum(Path(f).stat().st_size for f in args.files)
+    print(f"bpeviz: counted {table.total:,} pre-tokens ({len(table.counts):,} distinct) in {size / 1e6:,.1f} MB, "
+          f"{seconds:.1f} s", file=sys.stderr)
+    return table
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    settings = resolve_settings(1, level="bytes", pretokenizer=args.pretokenizer, dialect=args.dialect)
+    table = _count(args, settings.pretokenizer, settings.dummy_prefix)
+    if args.output:
+        counting.write_counts(table, args.output)
+        print(f"bpeviz: wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(counting.HEADER + json.dumps({"pretokenizer": table.pretokenizer,
+                                                       "dummy_prefix": table.dummy_prefix}) + "\n")
+        sys.stdout.writelines(f"{counting.escape_piece(p)}\t{n}\n" for p, n in table.counts.items())
+    return 0
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     args.level = _level(args)
-    corpus = _corpus(args.file, args)
-    show_progress = sys.stderr.isatty() or args.progress
-
-    def progress(done: int, total: int) -> None:
-        print(f"\rtraining: {done}/{total} merges", end="", file=sys.stderr, flush=True)
-
-    tok = train(corpus, vocab_size=args.vocab_size, level=args.level, pretokenizer=args.pretokenizer,
-                tie_break=args.tie_break, count_rule=args.count_rule, dialect=args.dialect,
-                progress=progress if show_progress else None)
-    if show_progress:
-        print(file=sys.stderr)
+    if bool(args.files) == bool(args.counts):
+        raise UsageError("give the text files to train on, or --counts with a table from bpeviz count (one of them)")
+    if args.counts:
+        table = counting.read_counts(args.counts, pretokenizer=args.pretokenizer)
+    else:
+        settings = resolve_settings(args.vocab_size, level=args.level, pretokenizer=args.pretokenizer,
+                                    tie_break=args.tie_break, count_rule=args.count_rule, dialect=args.dialect)
+        table = _count(args, settings.pretokenizer, settings.dummy_prefix, report=_show_progress(args))
+    bar = _Bar("merging", "merges", 1, _show_progress(args))
+    try:
+        tok = train_counts(table, vocab_size=args.vocab_size, level=args.level, tie_break=args.tie_break,
+                           count_rule=args.count_rule, dialect=args.dialect, progress=bar)
+    finally:
+        bar.close()
     lines = [merge_json(m) for m in tok.merges] if args.json else merge_lines(tok.merges, args.bytes)
     if lines:
         print("\n".join(lines))
@@ -212,16 +281,38 @@ def _add_rules(p: argparse.ArgumentParser, *, level_default: str | None = "bytes
     p.set_defaults(level_default=level_default)
 
 
+def _add_counting(p: argparse.ArgumentParser) -> None:
+    """Where the pre-tokens are counted: here, in worker processes, or on a Dask cluster."""
+    p.add_argument("--workers", type=_whole(1), default=None,
+                   help="processes that count (default: every core for files of 8 MB or more, else 1)")
+    p.add_argument("--scheduler", default=None,
+                   help="count on Dask: local:N (N worker processes on this machine) or tcp://HOST:PORT (needs bpeviz[cluster])")
+    p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+
+
 def _add_train(sub) -> None:
-    t = sub.add_parser("train", help="learn merges from a text file and print them")
-    t.add_argument("file")
+    t = sub.add_parser("train", help="learn merges from text files (streamed) or a count table, and print them")
+    t.add_argument("files", nargs="*", metavar="FILE", help="text files; each is one document (or one per line with --lines)")
+    t.add_argument("--counts", help="a count table from bpeviz count (.tsv or .parquet) instead of text files")
     t.add_argument("--vocab-size", type=_whole(1), required=True, help="base symbols + merges")
     _add_rules(t)
+    _add_counting(t)
     t.add_argument("--json", action="store_true", help="one JSON object per merge")
     t.add_argument("--bytes", action="store_true", help="print tokens as Python byte literals (minbpe style)")
-    t.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     t.add_argument("-o", "--output", help="save the tokenizer as JSON")
     t.set_defaults(run=cmd_train)
+
+
+def _add_count(sub) -> None:
+    c = sub.add_parser("count", help="count the pre-tokens of text files (streamed, in parallel) into a table for train --counts")
+    c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument("--pretokenizer", default=None, help=f"{', '.join(pretokenize.PRETOKENIZERS)} or a regex (default gpt2)")
+    c.add_argument("--dialect", choices=tuple(DIALECTS), default=None, help="split as this trainer does (its pretokenizer)")
+    c.add_argument("--lines", action="store_true", help="one document per line")
+    _add_counting(c)
+    c.add_argument("-o", "--output", help="counts.tsv (piece<TAB>count; \\ \\t \\n \\r \\xNN escaped) or counts.parquet; "
+                                          "default: TSV on stdout")
+    c.set_defaults(run=cmd_count)
 
 
 def _add_check(sub) -> None:
@@ -262,6 +353,7 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="bpeviz", description="Train, trace and compare BPE tokenizers.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _add_train(sub)
+    _add_count(sub)
     _add_check(sub)
     _add_encode(sub)
     _add_files(sub)

@@ -9,8 +9,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 LEVELS = ("chars", "bytes")
+ALGORITHMS = ("bpe", "wordpiece", "unigram")
 ENDOFTEXT = "<|endoftext|>"
 MAX_VOCAB_SIZE = 1_000_000  # the most the library trains; the app allows less (its own cap)
+MAX_PRUNED_RECORDED = 200  # pruned pieces kept per Unigram round, for the app
 MAX_TIES_RECORDED = 4  # each costs a validated heap pop per merge; the app draws whole tie sets from `top`
 
 Token = str | bytes  # str at level "chars"; bytes at level "bytes" and for byte fallback
@@ -29,6 +31,7 @@ class Settings:
     dialect: str = ""  # the named rule set these came from, if any (see rules.DIALECTS)
     dummy_prefix: bool = False  # a space is put before every document and text (SentencePiece)
     unique_tokens: bool = False  # a merge whose token exists already was skipped
+    algorithm: str = "bpe"  # one of ALGORITHMS
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,41 @@ class Merge:
     tokens_after: int = 0  # corpus length in tokens after this merge
     top: tuple[tuple[int, int, int], ...] = ()  # (left id, right id, count) of the best pairs before it, if recorded
     tie_ids: tuple[tuple[int, int], ...] = ()  # the ties as ids
+
+
+@dataclass(frozen=True, slots=True)
+class WordPieceMerge:
+    """One WordPiece merge: the pair with the best score count(ab) / (count(a) * count(b)), as a class reads it.
+
+    Tokens are spelled WordPiece's way: `##` starts a piece that continues a word.
+    """
+
+    rank: int
+    left: str
+    right: str
+    token: str
+    count: int  # how often the pair stood side by side
+    score: float  # count / (left_count * right_count)
+    id: int  # the new token's id (an older id when the token existed already)
+    left_id: int
+    right_id: int
+    left_count: int  # how often each part stood alone as a token
+    right_count: int
+    tokens_after: int = 0  # corpus length in tokens after this merge
+    top: tuple[tuple[str, str, int, float], ...] = ()  # (left, right, count, score): the best pairs by score, winner first
+    most_frequent: tuple[str, str, int, float] | None = None  # the pair BPE would take here (most frequent, first on ties)
+
+
+@dataclass(frozen=True, slots=True)
+class PruneRound:
+    """One Unigram round: EM re-estimated the piece probabilities, then the least useful pieces went."""
+
+    round: int
+    vocab_before: int
+    vocab_after: int
+    log_likelihood: float  # of the training words under the model before pruning (higher is better)
+    tokens: int  # corpus length in tokens (Viterbi) before pruning
+    pruned: tuple[str, ...] = ()  # the pieces removed, least loss first (at most MAX_PRUNED_RECORDED)
 
 
 @dataclass(frozen=True, slots=True)

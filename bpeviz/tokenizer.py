@@ -12,7 +12,7 @@ from __future__ import annotations
 import heapq
 import operator
 from collections.abc import Callable, Collection, Iterable, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from pathlib import Path
 
 from . import pretokenize
@@ -21,6 +21,8 @@ from .trainer import RawMerge
 
 Pair = tuple[int, int]
 LONG_WORD = 64  # longer pre-tokens merge with a heap instead of rescanning
+NO_RANK = 1 << 62  # the rank of a pair that never merges
+COLD_TEXT = 1 << 16  # characters: a text this long on a fresh tokenizer is split whole, not chunk by chunk
 
 
 def merge_pair(ids: Sequence[int], pair: Pair, new_id: int) -> tuple[list[int], int]:
@@ -56,56 +58,41 @@ def best_pair(words: Iterable[Sequence[int]], ranks: dict[Pair, tuple[int, int]]
     return best
 
 
-class Tokenizer:
-    """A trained tokenizer. Build one with `bpeviz.train` or `bpeviz.load`."""
+class TokenizerBase:
+    """What every algorithm's tokenizer shares: special tokens, byte fallback, encode/decode around `_encode_text`.
 
-    def __init__(
-        self,
-        *,
-        settings: Settings,
-        alphabet: Sequence[str] | None,
-        merges: Sequence[Merge],
-        corpus_bytes: int = 0,
-        corpus_tokens: int = 0,
-        special_tokens: Sequence[str] = (ENDOFTEXT,),
-    ) -> None:
-        if settings.level not in LEVELS:
-            raise ValueError(f"Unknown level {settings.level!r}; use 'chars' or 'bytes'.")
-        _check_special_tokens(special_tokens)
-        self.settings = settings
-        self.alphabet: tuple[str, ...] | None = tuple(alphabet) if alphabet is not None else None
-        self.merges: list[Merge] = list(merges)
-        self.corpus_bytes = corpus_bytes  # UTF-8 bytes of the training corpus
-        self.corpus_tokens = corpus_tokens  # its length in base symbols, before any merge
-        self.n_base = 256 if settings.level == "bytes" else len(self.alphabet or ())
-        self.vocab: dict[int, Token] = base_vocab(settings.level, self.alphabet)  # id -> token
-        self.ranks: dict[Pair, tuple[int, int]] = {}  # (left id, right id) -> (rank, new id)
-        for m in self.merges:
-            self.vocab[m.id] = m.token
-            self.ranks[(m.left_id, m.right_id)] = (m.rank, m.id)
-        next_id = self.n_base + len(self.merges)
+    A subclass sets `vocab` (id -> token), calls `_init_codec` once its own ids are known, and
+    implements `_encode_text(text) -> list[int]` (no special tokens) and `_surface(id)`.
+    """
+
+    settings: Settings
+    vocab: dict[int, Token]
+
+    def _init_codec(self, next_id: int, special_tokens: Sequence[str]) -> None:
+        check_special_tokens(special_tokens)
         self.special_tokens: dict[str, int] = {s: next_id + k for k, s in enumerate(special_tokens)}
         self.byte_fallback_start = next_id + len(self.special_tokens)  # chars level only
-        self._char_ids = {ch: i for i, ch in enumerate(self.alphabet or ())}
-        self._word_cache = _WordCache(self._encode_piece)  # pre-token -> ids
-        self._chunk_cache = _WordCache(self._encode_chunk)  # text between safe cuts -> ids
-        self._chunkable = pretokenize.is_chunkable(settings.pretokenizer)
-        self._prefix = " " if settings.dummy_prefix else ""  # SentencePiece's ▁ before the first word
-
-    # -- what it is -------------------------------------------------------------------
+        self._prefix = " " if self.settings.dummy_prefix else ""  # SentencePiece's ▁ before the first word
 
     @property
     def level(self) -> str:
         return self.settings.level
 
     @property
-    def vocab_size(self) -> int:
-        """Base symbols plus merges (special tokens and byte fallback not counted)."""
-        return self.n_base + len(self.merges)
+    def algorithm(self) -> str:
+        return self.settings.algorithm
 
     def __repr__(self) -> str:
         s = self.settings
-        return f"Tokenizer(level={s.level!r}, pretokenizer={s.pretokenizer!r}, vocab_size={self.vocab_size})"
+        return f"{type(self).__name__}(level={s.level!r}, pretokenizer={s.pretokenizer!r}, vocab_size={self.vocab_size})"
+
+    @property
+    def vocab_size(self) -> int:
+        raise NotImplementedError
+
+    def _surface(self, token_id: int) -> Token:
+        """The text an id stands for in decoded output (WordPiece drops its ## mark)."""
+        return self.vocab[token_id]
 
     def token_of(self, token_id: int) -> Token:
         """The str (chars) or bytes (bytes level, byte fallback) behind an id."""
@@ -123,22 +110,130 @@ class Tokenizer:
         return self.level == "chars" and 0 <= token_id - self.byte_fallback_start < 256
 
     def token_bytes(self, token_id: int) -> bytes:
-        token = self.token_of(token_id)
+        """The bytes an id adds to decoded output."""
+        token_id = _as_id(token_id)
+        token = self._surface(token_id) if token_id in self.vocab else self.token_of(token_id)
         return token if isinstance(token, bytes) else to_bytes(token)
 
     def vocab_ids(self) -> dict[Token, int]:
-        """token -> id for the base symbols and merges (the first id wins if two merges make the same token)."""
+        """token -> id for the learned vocabulary (the first id wins if two ids spell the same token)."""
         ids: dict[Token, int] = {}
         for i, token in self.vocab.items():
             ids.setdefault(token, i)
         return ids
 
+    def _encode_text(self, text: str) -> list[int]:
+        raise NotImplementedError
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode text, treating special-token strings as plain text."""
+        self._check_text(text)
+        return self._encode_text(self._prefix + text if text else text)
+
+    def encode(self, text: str, *, allowed_special: Collection[str] | str = ()) -> list[int]:
+        """Encode text to ids. Special-token strings are refused unless allowed (as in tiktoken).
+
+        Example: tok.encode("o gato") -> [14, 31] (ids depend on the training run)
+        """
+        self._check_text(text)
+        allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
+        found = [s for s in self.special_tokens if s in text]
+        refused = [s for s in found if s not in allowed]
+        if refused:
+            raise ValueError(
+                f"The text contains the special token {refused[0]!r}. Pass allowed_special={{{refused[0]!r}}} "
+                "to encode it as a special token, or use encode_ordinary() to treat it as plain text."
+            )
+        if not found:
+            return self.encode_ordinary(text)
+        ids: list[int] = []
+        for k, (part, special) in enumerate(pretokenize.split_on_specials(text, found)):
+            ids.extend(self._encode_text(self._prefix + part if k == 0 and part else part))
+            if special is not None:
+                ids.append(self.special_tokens[special])
+        return ids
+
+    def pieces(self, text: str) -> list[Token]:
+        """The tokens of text as the vocabulary spells them. Example: tok.pieces("o gato") -> ["o", " gato"]"""
+        return [self.token_of(i) for i in self.encode_ordinary(text)]
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        return b"".join(self.token_bytes(i) for i in _as_ids(ids))
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Join the tokens' bytes and decode UTF-8; bytes cut mid-character become U+FFFD."""
+        text = self.decode_bytes(ids).decode("utf-8", errors="replace")
+        return text[1:] if self._prefix and text.startswith(self._prefix) else text
+
+    def _check_text(self, text: str) -> None:
+        if isinstance(text, (bytes, bytearray)):
+            raise ValueError("Text to encode must be a str, not bytes: decode it first, e.g. "
+                             "data.decode('utf-8', 'surrogateescape') (a bytes-level tokenizer keeps invalid bytes).")
+        if not isinstance(text, str):
+            raise ValueError(f"Text to encode must be a str, not {type(text).__name__}.")
+        if self.level == "chars" and has_raw_bytes(text):
+            raise ValueError("This text holds raw bytes that are not valid UTF-8; encode it with a bytes-level tokenizer.")
+
+    def save(self, path: str | Path) -> None:
+        """Write the bpeviz JSON file (lossless); `bpeviz.load(path)` reads it back."""
+        from .formats import save
+
+        save(self, path)
+
+
+class Tokenizer(TokenizerBase):
+    """A trained BPE tokenizer. Build one with `bpeviz.train` or `bpeviz.load`."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        alphabet: Sequence[str] | None,
+        merges: Sequence[Merge],
+        corpus_bytes: int = 0,
+        corpus_tokens: int = 0,
+        special_tokens: Sequence[str] = (ENDOFTEXT,),
+    ) -> None:
+        if settings.level not in LEVELS:
+            raise ValueError(f"Unknown level {settings.level!r}; use 'chars' or 'bytes'.")
+        self.settings = settings
+        self.alphabet: tuple[str, ...] | None = tuple(alphabet) if alphabet is not None else None
+        self.merges: list[Merge] = list(merges)
+        self.corpus_bytes = corpus_bytes  # UTF-8 bytes of the training corpus
+        self.corpus_tokens = corpus_tokens  # its length in base symbols, before any merge
+        self.n_base = 256 if settings.level == "bytes" else len(self.alphabet or ())
+        self.vocab: dict[int, Token] = base_vocab(settings.level, self.alphabet)  # id -> token
+        self.ranks: dict[Pair, tuple[int, int]] = {}  # (left id, right id) -> (rank, new id)
+        for m in self.merges:
+            self.vocab[m.id] = m.token
+            self.ranks[(m.left_id, m.right_id)] = (m.rank, m.id)
+        self._rank_of = {pair: rank for pair, (rank, _) in self.ranks.items()}  # for encoding: ints compare fastest
+        self._new_ids = [0] + [m.id for m in self.merges]  # rank -> the id it makes
+        self._init_codec(self.n_base + len(self.merges), special_tokens)
+        self._char_ids = {ch: i for i, ch in enumerate(self.alphabet or ())}
+        self._word_cache = _WordCache(self._encode_piece)  # pre-token -> ids
+        self._chunk_cache = _WordCache(self._encode_chunk)  # text between safe cuts -> ids
+        self._chunkable = pretokenize.is_chunkable(settings.pretokenizer)
+        preset = pretokenize.PRETOKENIZERS.get(settings.pretokenizer)  # a preset's findall covers all text: call it directly
+        self._split = pretokenize.compile_pattern(preset.pattern).findall if preset is not None and preset.pattern else None
+        self._warm = False  # True once a long text was encoded: chunks are worth caching
+        self._fast_checked = False
+        self._proven = False  # every token's bytes are known to merge back into it (see tiktoken_merger)
+        self._fast_merge: Callable[[bytes], list[int]] | None = None  # tiktoken's merge of one piece, when it agrees
+
+    @property
+    def vocab_size(self) -> int:
+        """Base symbols plus merges (special tokens and byte fallback not counted)."""
+        return self.n_base + len(self.merges)
+
     def truncated(self, n_merges: int) -> Tokenizer:
         """The same tokenizer with only its first n_merges merges (for stepping and curves)."""
         n = max(0, min(n_merges, len(self.merges)))
-        return Tokenizer(settings=self.settings, alphabet=self.alphabet, merges=self.merges[:n],
-                         corpus_bytes=self.corpus_bytes, corpus_tokens=self.corpus_tokens,
-                         special_tokens=tuple(self.special_tokens))
+        tok = Tokenizer(settings=self.settings, alphabet=self.alphabet, merges=self.merges[:n],
+                        corpus_bytes=self.corpus_bytes, corpus_tokens=self.corpus_tokens,
+                        special_tokens=tuple(self.special_tokens))
+        tok._proven = self._proven or self._fast_merge is not None  # what holds for every token holds for the first n
+        return tok
 
     def bytes_per_token_after(self, k: int) -> float:
         """Bytes per token on the training corpus after the first k merges (k=0: base symbols)."""
@@ -164,20 +259,31 @@ class Tokenizer:
     def merge_ids(self, ids: list[int]) -> list[int]:
         """Apply the merges to one pre-token's ids, lowest rank first.
 
+        Each round looks up the rank of every adjacent pair at once (in C, as tiktoken's
+        `_byte_pair_merge` does in Rust) and merges every occurrence of the best pair, left to
+        right, which is what replaying the merges in order does (`trace`; tests check they agree).
         Example: tok.merge_ids(tok.base_ids(" gato")) -> [the id of " gato"] after the toy run
         """
-        ranks = self.ranks
         if len(ids) > LONG_WORD:
-            return _merge_long(ids, ranks)
+            return _merge_long(ids, self.ranks)
+        rank_of, new_ids = self._rank_of, self._new_ids
         while len(ids) > 1:
-            best = None  # best_pair inlined: this loop is the whole cost of encoding a word not seen before
-            for pair in zip(ids, ids[1:]):
-                found = ranks.get(pair)
-                if found is not None and (best is None or found < best[0]):
-                    best = (found, pair)
-            if best is None:
+            found = list(map(rank_of.get, zip(ids, ids[1:]), repeat(NO_RANK)))
+            rank = min(found)
+            if rank == NO_RANK:
                 break
-            ids = merge_pair(ids, best[1], best[0][1])[0]
+            new_id, out, start = new_ids[rank], [], 0
+            i = found.index(rank)
+            while True:  # every occurrence, left to right; the one after an occurrence overlaps it
+                out += ids[start:i]
+                out.append(new_id)
+                start = i + 2
+                try:
+                    i = found.index(rank, start)
+                except ValueError:
+                    break
+            out += ids[start:]
+            ids = out
         return ids
 
     def encode_word(self, piece: str) -> tuple[int, ...]:
@@ -185,61 +291,29 @@ class Tokenizer:
         return self._word_cache[piece]
 
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
+        if self._fast_merge is not None:
+            return tuple(self._fast_merge(piece.encode("utf-8", "surrogateescape")))
         return tuple(self.merge_ids(self.base_ids(piece)))
 
+    def _start_fast_merge(self, text_length: int) -> None:
+        """Before a long cold text: let tiktoken merge new words, if that provably gives merge_ids' answer (once)."""
+        if self._fast_checked or len(self.merges) * 8 > text_length:  # the proof costs about one merge_ids per merge
+            return
+        self._fast_checked = True
+        self._fast_merge = tiktoken_merger(self, proven=self._proven)
+
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
-        pieces = pretokenize.split_text(chunk, self.settings.pretokenizer)
+        pieces = self._split(chunk) if self._split is not None else pretokenize.split_text(chunk, self.settings.pretokenizer)
         return tuple(chain.from_iterable(map(self._word_cache.__getitem__, pieces)))
 
-    def encode_ordinary(self, text: str) -> list[int]:
-        """Encode text, treating special-token strings as plain text."""
-        self._check_text(text)
-        return self._encode_text(self._prefix + text if text else text)
-
     def _encode_text(self, text: str) -> list[int]:
-        if self._chunkable:  # most chunks (" word,") repeat: their lookups and the flattening run in C
+        if self._chunkable and (self._warm or len(text) < COLD_TEXT):
+            # most chunks (" word,") repeat: their lookups and the flattening run in C
             return list(chain.from_iterable(map(self._chunk_cache.__getitem__, pretokenize.chunks(text))))
+        if len(text) >= COLD_TEXT:  # a long text on a fresh tokenizer: one split of the whole text beats a split per chunk
+            self._start_fast_merge(len(text))
+            self._warm = True  # the chunk cache fills from the next text on
         return list(self._encode_chunk(text))
-
-    def encode(self, text: str, *, allowed_special: Collection[str] | str = ()) -> list[int]:
-        """Encode text to ids. Special-token strings are refused unless allowed (as in tiktoken).
-
-        Example: tok.encode("o gato") -> [14, 31] (ids depend on the training run)
-        """
-        self._check_text(text)
-        allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
-        found = [s for s in self.special_tokens if s in text]
-        refused = [s for s in found if s not in allowed]
-        if refused:
-            raise ValueError(
-                f"The text contains the special token {refused[0]!r}. Pass allowed_special={{{refused[0]!r}}} "
-                "to encode it as a special token, or use encode_ordinary() to treat it as plain text."
-            )
-        if not found:
-            return self.encode_ordinary(text)
-        ids: list[int] = []
-        for k, (part, special) in enumerate(pretokenize.split_on_specials(text, found)):
-            ids.extend(self._encode_text(self._prefix + part if k == 0 and part else part))
-            if special is not None:
-                ids.append(self.special_tokens[special])
-        return ids
-
-    def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        return b"".join(self.token_bytes(i) for i in _as_ids(ids))
-
-    def decode(self, ids: Iterable[int]) -> str:
-        """Join the tokens' bytes and decode UTF-8; bytes cut mid-character become U+FFFD."""
-        text = self.decode_bytes(ids).decode("utf-8", errors="replace")
-        return text[1:] if self._prefix and text.startswith(self._prefix) else text
-
-    def _check_text(self, text: str) -> None:
-        if isinstance(text, (bytes, bytearray)):
-            raise ValueError("Text to encode must be a str, not bytes: decode it first, e.g. "
-                             "data.decode('utf-8', 'surrogateescape') (a bytes-level tokenizer keeps invalid bytes).")
-        if not isinstance(text, str):
-            raise ValueError(f"Text to encode must be a str, not {type(text).__name__}.")
-        if self.level == "chars" and has_raw_bytes(text):
-            raise ValueError("This text holds raw bytes that are not valid UTF-8; encode it with a bytes-level tokenizer.")
 
     def trace(self, text: str) -> list[TraceStep]:
         """The encoding of text as a class reads it: the start, then one step per merge that fired.
@@ -262,11 +336,33 @@ class Tokenizer:
     def _pieces(self, words: list[list[int]]) -> tuple[Token, ...]:
         return tuple(self.token_of(i) for ids in words for i in ids)
 
-    def save(self, path: str | Path) -> None:
-        """Write the bpeviz JSON file (lossless); `bpeviz.load(path)` reads it back."""
-        from .formats import save
+def tiktoken_merger(tok: Tokenizer, proven: bool = False) -> Callable[[bytes], list[int]] | None:
+    """tiktoken's merge of one pre-token's bytes, when it provably equals tok.merge_ids; else None.
 
-        save(self, path)
+    tiktoken merges the adjacent pair whose joined bytes have the lowest rank, and takes a piece
+    that is a token whole; merge_ids merges the lowest-ranked *pair*. They agree when the tokens
+    are distinct byte strings, ids grow with rank, and every token's own bytes merge back into it:
+    then two tokens that sit side by side and join into a token T are T's own pair (were they
+    not, the span they cover would have become T already, as it does alone), so both merge the
+    same pairs in the same order. A trained table always passes; a hand-made one may not, and
+    then encoding stays in Python. proven: the last condition is known already (a prefix of a
+    table that passed).
+    """
+    if tok.level != "bytes" or not tok.merges:
+        return None
+    ids = [m.id for m in tok.merges]
+    if len({m.token for m in tok.merges}) != len(ids) or ids != sorted(ids) or ids[0] < 256:
+        return None
+    if not proven and any(tok.merge_ids(list(m.token)) != [m.id] for m in tok.merges):  # type: ignore[arg-type]
+        return None
+    try:
+        import tiktoken
+    except ImportError:  # pragma: no cover - tiktoken is a dependency
+        return None
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({m.token: m.id for m in tok.merges})  # type: ignore[misc]
+    encoding = tiktoken.Encoding(name="bpeviz-merges", pat_str=r"[\s\S]+", mergeable_ranks=ranks, special_tokens={})
+    return getattr(encoding, "_encode_single_piece", None)  # bytes in, ids out; raw bytes welcome
 
 
 def _merge_long(ids: list[int], ranks: dict[Pair, tuple[int, int]]) -> list[int]:
@@ -342,7 +438,7 @@ def _as_ids(ids: Iterable[int]) -> list[int]:
     return [_as_id(i) for i in ids]
 
 
-def _check_special_tokens(special_tokens: Sequence[str]) -> None:
+def check_special_tokens(special_tokens: Sequence[str]) -> None:
     if isinstance(special_tokens, str):
         raise ValueError("special_tokens is a list of strings, not one string.")
     for s in special_tokens:
@@ -364,7 +460,7 @@ def build(settings: Settings, alphabet: Sequence[str] | None, raw_merges: Sequen
     for rank, raw in enumerate(raw_merges, start=1):
         left, right = vocab[raw.left_id], vocab[raw.right_id]
         vocab[raw.token_id] = left + right  # type: ignore[operator]  # same type on both sides
-        ties = tuple((vocab[a], vocab[b]) for a, b in raw.tie_ids)
+        ties = tuple([(vocab[a], vocab[b]) for a, b in raw.tie_ids]) if raw.tie_ids else ()
         merges.append(Merge(rank, left, right, vocab[raw.token_id], raw.count, raw.token_id, raw.left_id, raw.right_id,
                             ties, raw.tokens_after, raw.top, raw.tie_ids))
     return Tokenizer(settings=settings, alphabet=alphabet, merges=merges, **details)  # type: ignore[arg-type]

@@ -12,14 +12,18 @@ from __future__ import annotations
 import gc
 import heapq
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import repeat
 
 from .records import MAX_TIES_RECORDED
-from .rules import TieRule, count_rule, tie_rule
+from .rules import TieRule, count_rule, hf_key, tie_rule
 
 Pair = tuple[int, int]
+ID_SHIFT = 1 << 21  # ids below 2 097 152: (left, right) packs into one int
+SHIFT = 1 << 42  # tie keys (a position, or two packed ids) stay below this
+SEPARATOR = -2  # the token between sequences (-1 marks a position merged away)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +59,13 @@ def rules_for(tie_break: str = "first", count_rule_name: str = "overlapping", te
     return Rules(tie, count_rule(count_rule_name).overlapping, tuple(texts or ()) if needs_texts else (), unique_tokens)
 
 
-def _without_gc(work: Callable[[], list[RawMerge]]) -> list[RawMerge]:
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: training makes millions of small tuples and lists, none in cycles."""
     gc_was_enabled = gc.isenabled()
-    gc.disable()  # millions of small tuples and ints; the collector would only slow us down
+    gc.disable()
     try:
-        return work()
+        yield
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -80,8 +86,8 @@ def replay_ids(
     the corpus length after it, and with record_top=N the N best pairs before it (by the rules).
     Example: replay_ids([([1, 2, 1, 2], 1)], [(2, 1)], 3) -> [RawMerge(2, 1, 3, 1, (), 3)]
     """
-    trainer = _Trainer(sequences, rules or rules_for())
-    return _without_gc(lambda: trainer.replay(pairs, first_token, progress, record_top))
+    with paused_gc():
+        return _Trainer(sequences, rules or rules_for()).replay(pairs, first_token, progress, record_top)
 
 
 def train_ids(
@@ -101,8 +107,8 @@ def train_ids(
     its step (for drawing).
     Example: train_ids([([1, 2, 1, 2], 1)], 1, 3) -> [RawMerge(1, 2, 3, 2, (), 2)]
     """
-    trainer = _Trainer(sequences, rules or rules_for(tie_break))
-    return _without_gc(lambda: trainer.run(n_merges, first_token, progress, record_top))
+    with paused_gc():
+        return _Trainer(sequences, rules or rules_for(tie_break)).run(n_merges, first_token, progress, record_top)
 
 
 class CorpusState:
@@ -117,140 +123,209 @@ class CorpusState:
     def best(self) -> tuple[int, Pair, tuple[Pair, ...]] | None:
         """The pair the rules take now: (its count, the pair, up to MAX_TIES_RECORDED pairs tied with it)."""
         best, ties, held = self._trainer._take_best(0)
-        self._trainer._push_back(held + ([best] if best is not None else []))
-        return None if best is None else (best[0], best[2], tuple(ties))
+        self._trainer._keep(([best] if best is not None else []) + held)
+        return None if best is None else (best[0], _unpack(best[2]), tuple(map(_unpack, ties)))
 
     def count(self, pair: Pair) -> int:
         """The pair's count now, by the counting rule (0 when it does not occur)."""
-        return self._trainer._count(pair)
+        return self._trainer._count(_pack(pair))
 
     def merge(self, pair: Pair, token: int) -> None:
         """Replace the pair by token everywhere, left to right (the pair must occur)."""
-        self._trainer._merge(pair, token)
+        self._trainer._merge(_pack(pair), token)
+
+
+def _pack(pair: Pair) -> int:
+    return pair[0] * ID_SHIFT + pair[1]
+
+
+def _unpack(key: int) -> Pair:
+    return divmod(key, ID_SHIFT)  # type: ignore[return-value]
+
+
+Entry = tuple[int, object, int]  # (true count, sort key, packed pair), popped from the heap and checked
 
 
 class _Trainer:
+    """The corpus as one linked array, pair counts and positions, and a heap of candidates.
+
+    Inside, a pair (left, right) is one int, left * ID_SHIFT + right: ints hash and compare
+    faster than tuples, and for the "ids" tie rule the packed pair is its own tie key.
+    """
+
     def __init__(self, sequences: Sequence[tuple[Sequence[int], int]], rules: Rules) -> None:
         kept = [(ids, w) for ids, w in sequences if w > 0 and len(ids)]
-        tokens = list(chain.from_iterable(ids for ids, _ in kept))  # position -> token id, -1 once merged away
-        weight = list(chain.from_iterable(repeat(w, len(ids)) for ids, w in kept))  # position -> its sequence's weight
-        nxt = list(range(1, len(tokens) + 1))  # position -> next live position in its sequence, -1 at the end
-        prv = list(range(-1, len(tokens) - 1))  # position -> previous live position, -1 at the start
-        end = 0
-        for ids, _ in kept:
-            prv[end] = -1
-            end += len(ids)
-            nxt[end - 1] = -1
+        # One array for the whole corpus, a separator before and after every sequence, so that no
+        # neighbour test needs a bounds check: the separator's token matches no pair.
+        tokens = [SEPARATOR]  # position -> token id; -1 once merged away
+        weight = [0]  # position -> its sequence's weight
+        for ids, w in kept:
+            tokens += ids
+            tokens.append(SEPARATOR)
+            weight += repeat(w, len(ids) + 1)
+        nxt = list(range(1, len(tokens) + 1))  # position -> next live position (a separator at a sequence's end)
+        prv = list(range(-1, len(tokens) - 1))  # position -> previous live position (a separator at its start)
         self.tokens, self.weight, self.nxt, self.prv = tokens, weight, nxt, prv
         self.rules = rules
         self.first_rule = rules.tie.uses_position
-        self.plain_key = rules.tie.kind == "ids"  # the key is the pair itself
         self.overlapping = rules.overlapping
         self.texts = list(rules.texts)  # id -> text, grows with every merge (only when a rule reads it)
         self.reads_texts = rules.tie.kind == "text" or rules.unique_tokens
         self.known_texts = set(self.texts) if rules.unique_tokens else set()
-        self.total = sum(weight)
-        where: dict[Pair, list[int]] = {}  # pair -> positions of its left token, ascending
+        self.total = sum(len(ids) * w for ids, w in kept)
+        where: dict[int, list[int]] = {}  # packed pair -> positions of its left token, ascending
         add_position = where.setdefault
-        for i, left, right, j in zip(range(len(tokens)), tokens, tokens[1:], nxt):
-            if j >= 0:  # the last token of a sequence has no right neighbour
-                add_position((left, right), []).append(i)
-        self.uniform = all(w == 1 for w in weight)
+        for i, key in enumerate([left * ID_SHIFT + right for left, right in zip(tokens, tokens[1:])]):
+            add_position(key, []).append(i)
+        for key in [key for key in where if key < 0 or key % ID_SHIFT == ID_SHIFT + SEPARATOR]:
+            del where[key]  # a separator on one side: a sequence's edge, no pair there
+        self.uniform = all(w == 1 for _, w in kept)
         if self.uniform:
-            counts = {pair: len(positions) for pair, positions in where.items()}
+            counts = {key: len(positions) for key, positions in where.items()}
         else:
-            counts = {pair: sum(map(weight.__getitem__, positions)) for pair, positions in where.items()}
-        self.counts, self.where = counts, where  # counts: pair -> weighted number of occurrences (overlapping)
-        self.skip: dict[Pair, int] = {}  # pair -> how many leading entries of where[pair] are dead
-        if self.first_rule:
-            self.heap = [(-c, where[pair][0], pair) for pair, c in counts.items()]
-        else:
-            self.heap = [(-c, self._key(pair), pair) for pair, c in counts.items()]
-        if not self.overlapping:  # runs of one token: the stored count must be the non-overlapping one
-            self.heap = [(-self._run_count(p), key, p) if p[0] == p[1] else (c, key, p) for c, key, p in self.heap]
+            counts = {key: sum(map(weight.__getitem__, positions)) for key, positions in where.items()}
+        self.counts, self.where = counts, where  # counts: packed pair -> weighted number of occurrences (overlapping)
+        self.skip: dict[int, int] = {}  # packed pair -> how many leading entries of where[pair] are dead
+        # Heap entries are (sort key, packed pair). For the position and id rules the sort key is one
+        # int, -count * SHIFT + tie key (0 <= tie key < SHIFT), so the heap compares ints only; the
+        # text rule keeps a tuple (-count, tie key). Counts are upper bounds, fixed when they surface.
+        self.shift = 0 if rules.tie.kind == "text" else SHIFT
+        self.heap = [(self._sort_key(self._count(key), key, where[key][0]), key) for key in counts]
         heapq.heapify(self.heap)
+        self.ready: list[Entry] = []  # checked entries in exact order, ahead of the heap
 
-    def _first_position(self, pair: Pair) -> int:
+    def _first_position(self, key: int) -> int:
         """Position of the pair's first live occurrence; entries before it are dead for good."""
-        positions = self.where[pair]
-        k = self.skip.get(pair, 0)
+        positions = self.where[key]
+        k = self.skip.get(key, 0)
         tokens, nxt = self.tokens, self.nxt
-        left, right = pair
+        left, right = divmod(key, ID_SHIFT)
         while True:
             i = positions[k]
-            j = nxt[i]
-            if tokens[i] == left and j >= 0 and tokens[j] == right:
+            if tokens[i] == left and tokens[nxt[i]] == right:
                 break
             k += 1
         if k:
-            self.skip[pair] = k
+            self.skip[key] = k
         return i
 
-    def _run_count(self, pair: Pair) -> int:
+    def _run_count(self, key: int) -> int:
         """Non-overlapping count of a pair `a a`: occurrences left to right, skipping one that shares a token with the last."""
         tokens, nxt, weight = self.tokens, self.nxt, self.weight
-        token = pair[0]
+        token = key // ID_SHIFT
         total, last_right = 0, -1
-        for i in self.where[pair][self.skip.get(pair, 0):]:
+        for i in self.where[key][self.skip.get(key, 0):]:
             j = nxt[i]
-            if tokens[i] == token and j >= 0 and tokens[j] == token and i != last_right:
+            if tokens[i] == token and tokens[j] == token and i != last_right:
                 total += weight[i]
                 last_right = j
         return total
 
-    def _count(self, pair: Pair) -> int:
+    def _count(self, key: int) -> int:
         """The pair's count by the counting rule."""
-        count = self.counts.get(pair, 0)
-        if count and not self.overlapping and pair[0] == pair[1]:
-            return self._run_count(pair)
+        count = self.counts.get(key, 0)
+        if count and not self.overlapping and key // ID_SHIFT == key % ID_SHIFT:
+            return self._run_count(key)
         return count
 
-    def _key(self, pair: Pair) -> object:
-        if self.first_rule:
-            return self._first_position(pair)
-        if self.plain_key:
-            return pair
-        return self.rules.tie.order(pair, 0, self.texts)
+    def _sort_key(self, count: int, key: int, position: int) -> object:
+        """The heap's order: the higher count first, then the tie rule (position: the pair's first known position)."""
+        kind = self.rules.tie.kind
+        if kind == "position":
+            return -count * SHIFT + position
+        if kind == "ids":
+            return -count * SHIFT + key
+        if kind == "hf-ids":
+            return -count * SHIFT + _pack(hf_key(_unpack(key)))
+        return (-count, self.rules.tie.order(_unpack(key), position, self.texts))
 
-    def _pop_best(self) -> tuple[int, object, Pair] | None:
-        """Pop the best pair with its true count and key, fixing stale heap entries on the way."""
-        heap, counts, overlapping = self.heap, self.counts, self.overlapping
-        while heap:
-            neg_count, key, pair = heapq.heappop(heap)
-            count = counts.get(pair, 0)
+    def _pop_best(self) -> Entry | None:
+        """Pop the best pair with its true count and sort key, fixing stale heap entries on the way.
+
+        `ready` holds entries already checked (exact, in order); a heap entry is an upper bound,
+        so a ready entry that sorts before the heap's top is the true best.
+        """
+        heap, ready, counts, overlapping, shift = self.heap, self.ready, self.counts, self.overlapping, self.shift
+        tokens, nxt, first_rule = self.tokens, self.nxt, self.first_rule
+        while heap or ready:
+            if ready and (not heap or ready[0][1] < heap[0][0]):
+                return ready.pop(0)
+            sort_key, key = heapq.heappop(heap)
+            count = counts.get(key, 0)
             if count == 0:
                 continue
-            if not overlapping and pair[0] == pair[1]:
-                count = self._run_count(pair)
-            if count != -neg_count:
-                heapq.heappush(heap, (-count, self._key(pair), pair))
-                continue
-            if self.first_rule:
-                true_key = self._first_position(pair)
-                if true_key != key:  # the stored first occurrence was merged away
-                    heapq.heappush(heap, (neg_count, true_key, pair))
+            if not overlapping:
+                count = self._count(key)
+            if first_rule:
+                stored, position = divmod(sort_key, SHIFT)  # type: ignore[operator]
+                # positions only die: a stored first occurrence that still holds the pair is still the first
+                if not (tokens[position] == key // ID_SHIFT and tokens[nxt[position]] == key % ID_SHIFT):
+                    position = self._first_position(key)
+                if count != -stored or position != sort_key - stored * SHIFT:  # type: ignore[operator]
+                    heapq.heappush(heap, (-count * SHIFT + position, key))
                     continue
-            return count, key, pair
+                return count, sort_key, key
+            stored = -(sort_key // shift) if shift else -sort_key[0]  # type: ignore[index,operator]
+            if count != stored:
+                heapq.heappush(heap, (self._sort_key(count, key, 0), key))
+                continue
+            return count, sort_key, key
         return None
 
-    def _forget(self, pair: Pair) -> None:
-        """Drop a pair that will never be merged (its token exists already); its occurrences stay as they are."""
-        del self.counts[pair], self.where[pair]
-        self.skip.pop(pair, None)
+    def _holds(self, position: int, key: int) -> bool:
+        """Whether the pair still occurs at this position."""
+        left, right = divmod(key, ID_SHIFT)
+        return self.tokens[position] == left and self.tokens[self.nxt[position]] == right
 
-    def _take_best(self, record_top: int) -> tuple[tuple[int, object, Pair] | None, list[Pair], list[tuple]]:
-        """Pop the best pair, then its ties and enough followers for `record_top`; the caller pushes back `held`."""
+    def _recheck_ready(self) -> None:
+        """After a merge: ready entries whose count or first position changed go back to the heap."""
+        if not self.ready:
+            return
+        if self.overlapping:  # a merge that touches a pair lowers its count: equal counts mean nothing changed
+            counts_get = self.counts.get
+            if all(counts_get(key, 0) == count for count, _, key in self.ready):
+                return
+        kept = []
+        for entry in self.ready:
+            count, sort_key, key = entry
+            now = self._count(key)
+            if not now:
+                continue
+            if now == count and (not self.first_rule or self._holds(sort_key % SHIFT, key)):  # type: ignore[operator]
+                kept.append(entry)
+                continue
+            # a merge touched it: back to the heap, where its new key is sorted among the rest
+            heapq.heappush(self.heap, (self._sort_key(now, key, self._first_position(key) if self.first_rule else 0), key))
+        self.ready = kept
+
+    def _forget(self, key: int) -> None:
+        """Drop a pair that will never be merged (its token exists already); its occurrences stay as they are."""
+        del self.counts[key], self.where[key]
+        self.skip.pop(key, None)
+
+    def _take_best(self, record_top: int) -> tuple[Entry | None, list[int], list[Entry]]:
+        """Pop the best pair, then its ties and enough followers for `record_top`; the caller hands `held` to `_keep`."""
+        self._recheck_ready()
         best = self._pop_best()
         if best is None:
             return None, [], []
-        count, heap = best[0], self.heap
-        ties: list[Pair] = []
-        held: list[tuple[int, int | Pair, Pair]] = []  # popped, valid, to be pushed back
-        # Popping validated entries yields pairs in exact rule order, so ties come first.
-        # Stored counts are upper bounds: once the top's is below `count`, nothing else ties.
-        while heap:
+        count, heap, ready, shift = best[0], self.heap, self.ready, self.shift
+        ties: list[int] = []
+        held: list[Entry] = []  # popped and checked: kept ready for the next steps
+        # Popping checked entries yields pairs in exact rule order, so ties come first.
+        # Stored counts are upper bounds: once the next one's is below `count`, nothing else ties.
+        while heap or ready:
             want_top = len(held) < record_top - 1
-            want_tie = len(ties) == len(held) < MAX_TIES_RECORDED and -heap[0][0] >= count
+            if len(ties) == len(held) < MAX_TIES_RECORDED:
+                if ready and ready[0][0] == count:
+                    want_tie = True
+                elif heap:
+                    top = heap[0][0]
+                    want_tie = (-(top // shift) if shift else -top[0]) >= count  # type: ignore[index,operator]
+                else:
+                    want_tie = False
+            else:
+                want_tie = False
             if not (want_top or want_tie):
                 break
             other = self._pop_best()
@@ -261,13 +336,15 @@ class _Trainer:
             held.append(other)
         return best, ties, held
 
-    def _push_back(self, entries: list[tuple[int, object, Pair]]) -> None:
-        for c, key, p in entries:
-            heapq.heappush(self.heap, (-c, key, p))
+    def _keep(self, entries: list[Entry]) -> None:
+        """Hand back checked entries popped in order: they come before everything still ready."""
+        self.ready[:0] = entries
 
     @staticmethod
-    def _top(best: tuple, held: list[tuple], record_top: int) -> tuple[tuple[int, int, int], ...]:
-        return tuple((p[0], p[1], c) for c, _, p in [best, *held])[:record_top] if record_top else ()
+    def _top(best: Entry, held: list[Entry], record_top: int) -> tuple[tuple[int, int, int], ...]:
+        if not record_top:
+            return ()
+        return tuple((key // ID_SHIFT, key % ID_SHIFT, c) for c, _, key in [best, *held][:record_top])
 
     def run(self, n_merges: int, first_token: int, progress: Callable[[int, int], None] | None,
             record_top: int = 0) -> list[RawMerge]:
@@ -276,14 +353,16 @@ class _Trainer:
             best, ties, held = self._take_best(record_top)
             if best is None:
                 break  # every sequence is a single token: nothing left to merge
-            self._push_back(held)
-            count, _, pair = best
-            if self.known_texts and self.texts[pair[0]] + self.texts[pair[1]] in self.known_texts:  # type: ignore[operator]
-                self._forget(pair)  # made by another path already: learned once (SentencePiece)
+            self._keep(held)
+            count, _, key = best
+            left, right = divmod(key, ID_SHIFT)
+            if self.known_texts and self.texts[left] + self.texts[right] in self.known_texts:  # type: ignore[operator]
+                self._forget(key)  # made by another path already: learned once (SentencePiece)
                 continue
             token = first_token + len(merges)
-            self._merge(pair, token)
-            merges.append(RawMerge(pair[0], pair[1], token, count, tuple(ties), self.total, self._top(best, held, record_top)))
+            self._merge(key, token)
+            merges.append(RawMerge(left, right, token, count, tuple(map(_unpack, ties)), self.total,
+                                   self._top(best, held, record_top)))
             if progress is not None and (len(merges) % 64 == 1 or len(merges) == n_merges):
                 progress(len(merges), n_merges)
         return merges
@@ -295,11 +374,12 @@ class _Trainer:
         for step, pair in enumerate(pairs):
             best, _, held = self._take_best(record_top)
             top = self._top(best, held, record_top) if best is not None else ()
-            self._push_back(held + ([best] if best is not None else []))
+            self._keep(([best] if best is not None else []) + held)
             token = first_token + step
-            count = self._count(pair)
+            key = _pack(pair)
+            count = self._count(key)
             if count:
-                self._merge(pair, token)
+                self._merge(key, token)
             elif self.reads_texts:
                 self.texts.append(self.texts[pair[0]] + self.texts[pair[1]])  # type: ignore[operator]
             merges.append(RawMerge(pair[0], pair[1], token, count, (), self.total, top))
@@ -307,9 +387,9 @@ class _Trainer:
                 progress(step + 1, len(pairs))
         return merges
 
-    def _merge(self, pair: Pair, token: int) -> None:
+    def _merge(self, key: int, token: int) -> None:
         tokens, nxt, prv = self.tokens, self.nxt, self.prv
-        left, right = pair
+        left, right = divmod(key, ID_SHIFT)
         if self.reads_texts:  # the new token's text, before keys of the pairs it makes are computed
             self.texts.append(self.texts[left] + self.texts[right])  # type: ignore[operator]
             if self.rules.unique_tokens:
@@ -318,63 +398,63 @@ class _Trainer:
         # (token, after). We note only where each neighbour was; the counts follow per neighbour.
         before_at: defaultdict[int, list[int]] = defaultdict(list)  # token before an occurrence -> its positions
         after_at: defaultdict[int, list[int]] = defaultdict(list)  # token after an occurrence -> the occurrence's positions
-        for i in self.where[pair]:
+        for i in self.where[key]:
             if tokens[i] != left:
                 continue
             j = nxt[i]
-            if j < 0 or tokens[j] != right:
+            if tokens[j] != right:
                 continue  # an overlapping occurrence already merged (as in "aaa")
             p, k = prv[i], nxt[j]
-            if p >= 0:
-                before_at[tokens[p]].append(p)
-            if k >= 0:
-                after_at[tokens[k]].append(i)
+            before_at[tokens[p]].append(p)
+            after_at[tokens[k]].append(i)
             tokens[i] = token
             tokens[j] = -1
             nxt[i] = k
-            if k >= 0:
-                prv[k] = i
+            prv[k] = i
+        before_at.pop(SEPARATOR, None)  # occurrences at a sequence's start or end have no neighbour there
+        after_at.pop(SEPARATOR, None)
         weight, uniform = self.weight, self.uniform
         counts, where, skip, heap, first_rule = self.counts, self.where, self.skip, self.heap, self.first_rule
         overlapped = 0  # occurrences of the pair that an adjacent merge consumed (as in "aaa")
-
-        def lose(old: Pair, w: int) -> None:
-            nonlocal overlapped
-            if old == pair:
+        # The old pairs next to each occurrence lose what they had there. A pair of old tokens
+        # whose count reaches 0 is gone for good (it never reappears), so it is dropped.
+        lost = [(right * ID_SHIFT + after, positions) for after, positions in after_at.items()]
+        lost += [(before * ID_SHIFT + left, positions) for before, positions in before_at.items() if before != token]
+        for old, positions in lost:
+            w = len(positions) if uniform else sum(map(weight.__getitem__, positions))
+            if old == key:
                 overlapped += w
-                return
+                continue
             c = counts[old] - w
             if c:
                 counts[old] = c
-            else:  # gone for good: a pair of old tokens never reappears
+            else:
                 del counts[old], where[old]
                 skip.pop(old, None)
-
-        born: dict[Pair, int] = {}  # pairs with the new token -> count; they did not exist before
+        born: dict[int, int] = {}  # pairs with the new token -> count; they did not exist before
+        base = token * ID_SHIFT
         for after, positions in after_at.items():
-            w = len(positions) if uniform else sum(map(weight.__getitem__, positions))
-            lose((right, after), w)
-            born[(token, after)] = w
-            where[(token, after)] = positions
+            born[base + after] = len(positions) if uniform else sum(map(weight.__getitem__, positions))
+            where[base + after] = positions
         for before, positions in before_at.items():
             w = len(positions) if uniform else sum(map(weight.__getitem__, positions))
             if before == token:  # the occurrence before was merged too: its (token, left) is gone again
-                born[(token, left)] -= w
-            else:
-                lose((before, left), w)
-            born[(before, token)] = w
-            where[(before, token)] = positions
-        self.total -= counts.pop(pair) - overlapped
-        del where[pair]  # every occurrence is merged or overlapped away
-        skip.pop(pair, None)
-        plain_key, overlapping = self.plain_key, self.overlapping
+                born[base + left] -= w
+            born[before * ID_SHIFT + token] = w
+            where[before * ID_SHIFT + token] = positions
+        self.total -= counts.pop(key) - overlapped
+        del where[key]  # every occurrence is merged or overlapped away
+        skip.pop(key, None)
+        overlapping, plain = self.overlapping, first_rule or self.rules.tie.kind == "ids"
         for new, c in born.items():
             if c > 0:
                 counts[new] = c
-                if not overlapping and new[0] == new[1]:
-                    c = self._run_count(new)
+                if not overlapping:
+                    c = self._count(new)
                 # its first listed position may be overlapped away: too early is fine, fixed when it surfaces
-                key = where[new][0] if first_rule else new if plain_key else self._key(new)
-                heapq.heappush(heap, (-c, key, new))
+                if plain:
+                    heapq.heappush(heap, (-c * SHIFT + (where[new][0] if first_rule else new), new))
+                else:
+                    heapq.heappush(heap, (self._sort_key(c, new, where[new][0]), new))
             else:
                 del where[new]

@@ -12,11 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from . import pretokenize, rules
+from .counting import CountTable
 from .errors import BpevizError
-from .records import LEVELS, MAX_VOCAB_SIZE, Corpus, Settings, documents_of, has_raw_bytes, to_bytes
-from .tokenizer import Tokenizer, build
+from .records import ALGORITHMS, LEVELS, MAX_VOCAB_SIZE, Corpus, Settings, documents_of, has_raw_bytes, to_bytes
+from .tokenizer import Tokenizer, TokenizerBase, build
 from .trainer import Rules as TrainerRules
-from .trainer import replay_ids, rules_for, train_ids
+from .trainer import paused_gc, replay_ids, rules_for, train_ids
 
 
 @dataclass
@@ -24,7 +25,7 @@ class Prepared:
     """A corpus as the trainer reads it: (base ids, count) per distinct pre-token, in corpus order."""
 
     alphabet: list[str] | None  # None at level bytes
-    sequences: list[tuple[list[int], int]] = field(default_factory=list)
+    sequences: list[tuple[Sequence[int], int]] = field(default_factory=list)
     corpus_bytes: int = 0
     corpus_tokens: int = 0
 
@@ -51,7 +52,7 @@ def prepare(docs: list[str], level: str, pretokenizer: str, counts: Counter[str]
         sequences = [([char_ids[ch] for ch in word], n) for word, n in counts.items()]
         corpus_bytes = sum(len(to_bytes(word)) * n for word, n in counts.items())
         return Prepared(alphabet, sequences, corpus_bytes, sum(len(w) * n for w, n in counts.items()))
-    sequences = [(list(to_bytes(word)), n) for word, n in counts.items()]
+    sequences = [(to_bytes(word), n) for word, n in counts.items()]  # bytes are sequences of ints
     corpus_bytes = sum(len(ids) * n for ids, n in sequences)
     return Prepared(None, sequences, corpus_bytes, corpus_bytes)
 
@@ -85,11 +86,17 @@ def corpus_documents(corpus: Corpus, level: str) -> list[str]:
 
 
 def resolve_settings(vocab_size: object, *, level: str | None = None, pretokenizer: str | None = None,
-                     tie_break: str | None = None, count_rule: str | None = None, dialect: str | None = None) -> Settings:
+                     tie_break: str | None = None, count_rule: str | None = None, dialect: str | None = None,
+                     algorithm: str = "bpe") -> Settings:
     """Settings from train's arguments: what is given wins, then the dialect's rule, then bpeviz's default.
 
     Example: resolve_settings(1024, level="bytes", pretokenizer="gpt4", dialect="hf").tie_break -> "hf"
     """
+    if algorithm not in ALGORITHMS:
+        raise BpevizError("unknown_algorithm", f"Unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}.",
+                          algorithm=str(algorithm)[:40])
+    if algorithm != "bpe":
+        return _other_settings(vocab_size, algorithm, level, pretokenizer, tie_break, count_rule, dialect)
     d = rules.dialect(dialect) if dialect else None
     level = level or (d.level if d and d.level else "chars")
     if level not in LEVELS:
@@ -104,6 +111,24 @@ def resolve_settings(vocab_size: object, *, level: str | None = None, pretokeniz
     return Settings(vocab_size=check_vocab_size(vocab_size), level=level, pretokenizer=pretokenizer, tie_break=tie_break,
                     count_rule=count_rule, dialect=d.name if d else "", dummy_prefix=bool(d and d.dummy_prefix),
                     unique_tokens=bool(d and d.unique_tokens))
+
+
+def _other_settings(vocab_size: object, algorithm: str, level: str | None, pretokenizer: str | None,
+                    tie_break: str | None, count_rule: str | None, dialect: str | None) -> Settings:
+    """WordPiece and Unigram: characters only; BPE's rules do not apply. Unigram splits at spaces, SentencePiece style."""
+    if level not in (None, "chars"):
+        raise BpevizError("algorithm_level", f"{algorithm} works on characters here (with byte fallback); use level 'chars'.",
+                          algorithm=algorithm)
+    given = [name for name, value in (("tie_break", tie_break), ("count_rule", count_rule), ("dialect", dialect)) if value]
+    if given:
+        raise BpevizError("algorithm_rules", f"{', '.join(given)} are rules of BPE training; {algorithm} has its own.",
+                          algorithm=algorithm, rules=", ".join(given))
+    unigram = algorithm == "unigram"
+    if pretokenizer is None:
+        pretokenizer = "spaces" if unigram else "gpt2"
+    pretokenize.resolve(pretokenizer)
+    return Settings(vocab_size=check_vocab_size(vocab_size), level="chars", pretokenizer=pretokenizer,
+                    dummy_prefix=unigram and pretokenizer == "spaces", algorithm=algorithm)
 
 
 def train_rules(settings: Settings, prepared: Prepared) -> TrainerRules:
@@ -123,9 +148,12 @@ def train(
     dialect: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     record_top: int = 0,
-) -> Tokenizer:
-    """Train a BPE tokenizer to vocab_size = base symbols + merges.
+    algorithm: str = "bpe",
+) -> TokenizerBase:
+    """Train a tokenizer to vocab_size = base symbols + merges (BPE), distinct tokens (WordPiece) or pieces (Unigram).
 
+    algorithm: "bpe" (the default), "wordpiece" (wordpiece.py) or "unigram" (unigram.py; splits
+    at spaces with a dummy prefix unless pretokenizer is given).
     Defaults: level "chars", pretokenizer "gpt2", tie_break "first", count_rule "overlapping"; a
     dialect (rules.DIALECTS: "minbpe", "hf", "sentencepiece-bpe", "tiktoken-educational") supplies
     the rules of a real trainer for what is not given. Stops early (with fewer merges) when no pair
@@ -134,9 +162,46 @@ def train(
     Example: train(["o gato", "o cão"], vocab_size=12).merges[0].token -> " " + ...
     """
     settings = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break,
-                                count_rule=count_rule, dialect=dialect)
+                                count_rule=count_rule, dialect=dialect, algorithm=algorithm)
     docs = corpus_documents(corpus, settings.level)
-    prepared = prepare(docs, settings.level, settings.pretokenizer, corpus_words(docs, settings))
+    with paused_gc():  # nothing here makes cycles; collecting would cost a third of the time
+        words = corpus_words(docs, settings)
+    return _train_words(words, settings, progress, record_top)
+
+
+def train_counts(
+    table: CountTable,
+    *,
+    vocab_size: int,
+    level: str | None = None,
+    tie_break: str | None = None,
+    count_rule: str | None = None,
+    dialect: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    record_top: int = 0,
+    algorithm: str = "bpe",
+) -> TokenizerBase:
+    """Train from a count table (counting.py) as `train` would on the text it was counted from: the same merges.
+
+    The table's pretokenizer (and SentencePiece's dummy prefix) must be the ones these settings use.
+    """
+    settings = resolve_settings(vocab_size, level=level, pretokenizer=table.pretokenizer, tie_break=tie_break,
+                                count_rule=count_rule, dialect=dialect, algorithm=algorithm)
+    if settings.pretokenizer != table.pretokenizer or settings.dummy_prefix != table.dummy_prefix:
+        cut = f"pretokenizer {settings.pretokenizer!r}" + (" with a dummy prefix" if settings.dummy_prefix else "")
+        raise BpevizError("counts_other_settings", f"These settings split with {cut}; count the corpus that way "
+                          "(bpeviz count --pretokenizer ... with the same --dialect) and train again.", wanted=cut)
+    if not table.counts:
+        raise BpevizError("corpus_empty", "The count table is empty: count some text first.")
+    return _train_words(table.counts, settings, progress, record_top)
+
+
+def _train_words(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None,
+                 record_top: int) -> TokenizerBase:
+    if settings.algorithm != "bpe":
+        return _train_other(words, settings, progress)
+    with paused_gc():
+        prepared = prepare([], settings.level, settings.pretokenizer, words)
     if settings.vocab_size < prepared.n_base:
         raise BpevizError(
             "vocab_too_small",
@@ -146,7 +211,32 @@ def train(
         )
     raw = train_ids(prepared.sequences, settings.vocab_size - prepared.n_base, prepared.n_base,
                     rules=train_rules(settings, prepared), progress=progress, record_top=record_top)
-    return build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes, corpus_tokens=prepared.corpus_tokens)
+    with paused_gc():
+        return build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes,
+                     corpus_tokens=prepared.corpus_tokens)
+
+
+def _train_other(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None) -> TokenizerBase:
+    if any(has_raw_bytes(word) for word in words):
+        raise BpevizError("corpus_not_utf8", f"The corpus is not valid UTF-8; {settings.algorithm} trains on characters.")
+    alphabet = {ch for word in words for ch in word}
+    if settings.algorithm == "wordpiece":  # a character that starts a word and one that continues it are two tokens
+        alphabet = {(k > 0, ch) for word in words for k, ch in enumerate(word)}
+    if settings.vocab_size < len(alphabet):
+        raise BpevizError(
+            "vocab_too_small",
+            f"vocab_size {settings.vocab_size} is smaller than the {len(alphabet)} starting pieces of this corpus, which "
+            f"{settings.algorithm} always keeps; choose at least {len(alphabet)}.",
+            vocab=settings.vocab_size, base=len(alphabet), level="chars",
+        )
+    corpus_bytes = sum(len(to_bytes(word)) * n for word, n in words.items())
+    if settings.algorithm == "wordpiece":
+        from .wordpiece import train_wordpiece
+
+        return train_wordpiece(words, settings, progress=progress, corpus_bytes=corpus_bytes)
+    from .unigram import train_unigram
+
+    return train_unigram(words, settings, progress=progress, corpus_bytes=corpus_bytes)
 
 
 def replay_on(

@@ -8,7 +8,7 @@ PYTHON="${PYTHON:-python3}"
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "bpeviz needs Python 3.10 or newer" >&2; exit 1; }
 mode="${1:-app}"
 extra=""
-[ "$mode" = "test" ] && extra="[test]"
+[ "$mode" = "test" ] && extra="[test,cluster]"  # the cluster test starts a Dask LocalCluster
 wanted="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 installed() { [ -x .venv/bin/python ] && [ -f ".venv/.bpeviz-installed-$1" ] && [ "$(cat ".venv/.bpeviz-installed-$1")" = "$wanted" ]; }
 quiet() { grep -v "is ignored: it is neither" || true; }  # pip's notes about find-links folders this machine lacks

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from naive import merge
 
 import bpeviz
-from bpeviz import corpora
+from bpeviz import corpora, formats, tokenizer
 
 
 def test_toy_trace_subiu():
@@ -78,3 +78,65 @@ def test_invalid_utf8_trains_at_byte_level():
         bpeviz.train(data, vocab_size=40, level="chars")
 
 
+
+
+# -- cold encoding: tiktoken merges new words when it provably agrees ---------------------------
+
+
+def replayed(tok, piece: str) -> list[int]:
+    """The piece's ids by replaying every merge in order (the trace's rule), the slow obvious way."""
+    ids = tok.base_ids(piece)
+    for m in tok.merges:
+        ids = merge(ids, (m.left_id, m.right_id), m.id)
+    return ids
+
+
+@settings(max_examples=40, deadline=None)
+@given(corpus=st.lists(st.text(alphabet="abcab \n.é1", min_size=1, max_size=30), min_size=1, max_size=12),
+       words=st.lists(st.text(alphabet="abcab .é1\udcff", min_size=1, max_size=24), min_size=1, max_size=20),
+       vocab=st.integers(257, 330), pre=st.sampled_from(["none", "gpt4", "spaces"]), tie=st.sampled_from(["first", "smallest"]))
+def test_tiktoken_merges_exactly_as_replaying_for_any_trained_table(corpus, words, vocab, pre, tie):
+    tok = bpeviz.train(corpus, vocab_size=vocab, level="bytes", pretokenizer=pre, tie_break=tie)
+    fast = tokenizer.tiktoken_merger(tok)
+    assert fast is not None or not tok.merges  # a trained table always passes the check
+    for word in words:
+        expected = replayed(tok, word)
+        assert tok.merge_ids(tok.base_ids(word)) == expected
+        if fast is not None:
+            assert fast(word.encode("utf-8", "surrogateescape")) == expected
+
+
+def hand_made(pairs: list[tuple[bytes, bytes]]) -> bpeviz.Tokenizer:
+    vocab = {bytes([b]): b for b in range(256)}
+    merges = []
+    for rank, (left, right) in enumerate(pairs, start=1):
+        vocab[left + right] = 255 + rank
+        merges.append(bpeviz.Merge(rank, left, right, left + right, 0, 255 + rank, vocab[left], vocab[right]))
+    return bpeviz.Tokenizer(settings=bpeviz.Settings(vocab_size=256 + len(pairs), level="bytes", pretokenizer="none"),
+                            alphabet=None, merges=merges)
+
+
+def test_a_table_tiktoken_would_read_differently_stays_in_python():
+    # "abc" is made from ab + c, but b + c merges first, so "abc" alone never becomes one token by replay;
+    # tiktoken would take the whole piece "abc" as that token
+    tok = hand_made([(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")])
+    assert tokenizer.tiktoken_merger(tok) is None
+    assert tok.merge_ids(list(b"abc")) == [97, 256]
+    text = "abc " * (tokenizer.COLD_TEXT // 4 + 1)  # long enough for the cold path
+    assert tok.encode_ordinary(text)[:2] == [97, 256] and tok._fast_merge is None
+
+
+@pytest.mark.parametrize("pre", ["gpt4", "gpt2"])
+def test_a_long_cold_text_encodes_as_the_trace_warm_encoding_and_tiktoken_do(pre):
+    tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=1500, level="bytes", pretokenizer=pre)
+    text = corpora.corpus_text("portuguese")[:70_000] + corpora.corpus_text("udhr-ru") + " raw \udcff\udcfe bytes"
+    fresh = tok.truncated(len(tok.merges))
+    cold = fresh.encode_ordinary(text)
+    assert fresh._fast_merge is not None  # the cold path ran, tiktoken merging the new words
+    assert fresh.encode_ordinary(text) == cold and fresh.encode_ordinary(text) == cold  # chunk by chunk, then all cached
+    ids = tok.vocab_ids()
+    pieces = bpeviz.split_text(text, pre)
+    traced = {piece: [ids[t] for t in tok.trace(piece)[-1].pieces] for piece in dict.fromkeys(pieces)}
+    assert cold == [i for piece in pieces for i in traced[piece]]
+    clean = text.replace("\udcff\udcfe", "")  # tiktoken takes text, not raw bytes
+    assert tok.truncated(len(tok.merges)).encode_ordinary(clean) == formats.tiktoken_encoding(tok).encode_ordinary(clean)

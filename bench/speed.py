@@ -1,0 +1,113 @@
+"""Every speed ratio of the fast trainer and encoder, in one run: against HF tokenizers, against tiktoken,
+and the command line on 10 MB (and 100 MB) with its peak memory.
+
+    python bench/speed.py            # about 10 minutes: corpora of 150 KB, 1 MB and 10 MB, the CLI on 10 and 100 MB
+    python bench/speed.py --quick    # about a minute: 150 KB and 1 MB, 3 runs each, encoding, the CLI on 10 MB
+
+Timings are medians of interleaved runs (bpeviz, then HF, then bpeviz ...), so that the
+machine's drift hits both sides alike. Training: GPT-4 split, byte level; HF's BpeTrainer gets the
+same split (as its regex engine reads it) and the ByteLevel alphabet, with its default threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import ROOT, hf_train, machine, sized_text
+
+import bpeviz
+from bpeviz import corpora, formats, pretokenize
+
+
+def interleaved(fns: list, repeat: int) -> list[float]:
+    """Median seconds of each function, run in turn `repeat` times."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            start = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times]
+
+
+def training_rows(quick: bool) -> None:
+    sizes = [("English prose 150 KB", corpora.corpus_text("english")), ("mixed 1 MB", sized_text(1_000_000))]
+    if not quick:
+        sizes.append(("mixed 10 MB", sized_text(10_000_000)))
+    hf_pattern = pretokenize.PRETOKENIZERS["gpt4-hf"].pattern
+    print("training, GPT-4 split, bytes          bpeviz s    HF s   bpeviz/HF time (target <= 1.0; 1.3 at 150 KB)")
+    for label, text in sizes:
+        for vocab in (4096, 16384):
+            repeat = 3 if quick or len(text) > 5_000_000 else 5
+            ours, hf = interleaved([lambda t=text, v=vocab: bpeviz.train(t, vocab_size=v, level="bytes", pretokenizer="gpt4"),
+                                    lambda t=text, v=vocab: hf_train(t, v, hf_pattern)], repeat)
+            print(f"  {label:<22} {vocab:>6}  {ours:8.3f} {hf:7.3f}   {ours / hf:5.2f}x")
+
+
+def encoding_rows(quick: bool) -> None:
+    english = sized_text(1_000_000, source=("english",))
+    mixed = corpora.corpus_text("portuguese") + corpora.corpus_text("python")
+    mixed += "".join(corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES)
+    mixed = (mixed * 2)[:1_000_000]
+    tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=4096, level="bytes", pretokenizer="gpt4")
+    same_merges = formats.tiktoken_encoding(tok)
+    print("\nencoding 1 MB, GPT-4 split, 4 096 merges    MB/s   bpeviz/tiktoken throughput (cold target >= 0.5)")
+    for label, text in [("English", english), ("mixed languages", mixed)]:
+        mb = len(text.encode()) / 1e6
+        first = time.perf_counter()
+        tok.truncated(len(tok.merges)).encode_ordinary(text)  # the first ever: proves tiktoken may merge (once)
+        first = time.perf_counter() - first
+        assert same_merges.encode_ordinary(text) == tok.encode_ordinary(text)
+        cold, tt = interleaved([lambda t=text: tok.truncated(len(tok.merges)).encode_ordinary(t),
+                                lambda t=text: same_merges.encode_ordinary(t)], 3 if quick else 5)
+        tok.encode_ordinary(text)
+        warm, tt2 = interleaved([lambda t=text: tok.encode_ordinary(t), lambda t=text: same_merges.encode_ordinary(t)],
+                                3 if quick else 5)
+        print(f"  {label:<16} tiktoken, same merges {mb / tt:6.2f}")
+        print(f"  {label:<16} bpeviz cold           {mb / cold:6.2f}   {tt / cold:5.2f}x  (first ever, with its check: "
+              f"{mb / first:.2f} MB/s)")
+        print(f"  {label:<16} bpeviz warm           {mb / warm:6.2f}   {tt2 / warm:5.2f}x")
+
+
+PEAK = """import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+sys.exit(done.returncode) if done.returncode else print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"""
+
+
+def cli_rows(quick: bool) -> None:
+    print("\nbpeviz train FILE --vocab-size 32768 --pretokenizer gpt4 (streamed, counted on every core)")
+    print("  corpus     seconds   counting   peak memory")
+    for n in (10_000_000,) if quick else (10_000_000, 100_000_000):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "corpus.txt"
+            path.write_text(sized_text(n), encoding="utf-8")
+            command = [sys.executable, "-m", "bpeviz.cli", "train", str(path), "--vocab-size", "32768",
+                       "--pretokenizer", "gpt4", "--progress", "-o", str(Path(tmp) / "tok.json")]
+            start = time.perf_counter()
+            # a fresh parent process, so that its children's peak memory is this run's alone
+            out = subprocess.run([sys.executable, "-c", PEAK, *command], capture_output=True, text=True, check=True, cwd=ROOT)
+            seconds = time.perf_counter() - start
+        peak = int(out.stdout.strip().splitlines()[-1]) / 1024  # MB, the largest of the command's processes
+        counted = next((line for line in out.stderr.splitlines() if "counted" in line), "")
+        counting = counted.rsplit(",", 1)[-1].strip() if counted else "?"
+        print(f"  {n / 1e6:5.0f} MB  {seconds:8.1f}   {counting:>8}   {peak:7.0f} MB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="a minute's check: smaller corpora, fewer runs")
+    args = parser.parse_args()
+    print(f"machine: {machine()}\n")
+    training_rows(args.quick)
+    encoding_rows(args.quick)
+    cli_rows(args.quick)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,321 @@
+"""Counting pre-tokens at scale: stream files in blocks, count them on all cores or a Dask cluster, keep the table.
+
+The count table (distinct pre-token -> count, in order of first occurrence) is all the merge
+loop reads, so the expensive part, which parallelises, can run once and elsewhere, and be saved:
+`bpeviz count` writes it, `bpeviz train --counts` reads it back.
+
+Files are read in blocks and never held whole. A block ends where no pre-token can cross: after
+a newline with `lines` (each line is a document), otherwise before a space that follows a
+non-space (`pretokenize.chunks`), for every preset that allows it. Blocks are counted
+independently and their tables added in block order, so the result equals counting the
+whole text at once, order included.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import pretokenize
+from .errors import BpevizError
+
+BLOCK_BYTES = 4 << 20  # read this much at a time; a block holds about as much text
+PARALLEL_MIN_BYTES = 8 << 20  # below this, starting worker processes costs more than it saves
+HEADER = "# bpeviz counts "  # the TSV's first line: this, then JSON {"pretokenizer": ..., "dummy_prefix": ...}
+
+
+@dataclass(frozen=True)
+class Block:
+    """Documents cut from the input, and how many bytes of the files they stand for."""
+
+    docs: list[str]
+    n_bytes: int
+
+
+@dataclass
+class CountTable:
+    """Distinct pre-tokens with their counts (first occurrence first) and how they were cut."""
+
+    counts: Counter[str]
+    pretokenizer: str
+    dummy_prefix: bool = False
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+Progress = Callable[[int, int], None]  # (bytes done, bytes in all)
+
+
+def _last_cut(text: str, start: int, lines: bool) -> int:
+    """Where text may be cut (0: nowhere): after its last newline, or before its last space that follows a non-space.
+
+    Only cuts at `start` or later are looked for: the text before it was looked at already.
+    """
+    if lines:
+        return text.rfind("\n", start) + 1
+    i = len(text)
+    while True:
+        i = text.rfind(" ", max(start, 1), i)
+        if i <= 0:
+            return 0
+        if not text[i - 1].isspace():  # str.isspace is `re`'s \s, as pretokenize.chunks cuts
+            return i
+
+
+def read_blocks(paths: Sequence[str | Path], *, lines: bool = False, pretokenizer: str = "gpt2",
+                dummy_prefix: bool = False, block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
+    """The files as blocks of documents, read block_bytes at a time; bytes that are not UTF-8 become surrogates.
+
+    Each file is one document (or one per non-empty line with `lines`); dummy_prefix puts a space
+    before each document, as SentencePiece does. A pre-tokenizer that cannot be cut at spaces
+    (`none`, a custom regex) without `lines` reads each file whole.
+    """
+    streamable = lines or pretokenize.is_chunkable(pretokenizer)
+    for path in paths:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+        carry, pending, first = "", 0, True
+        with open(path, "rb") as file:
+            while True:
+                raw = file.read(block_bytes)
+                pending += len(raw)
+                text = carry + decoder.decode(raw, final=not raw)
+                # the end of the file ends the last block; the carry holds no cut, so look after it
+                cut = (_last_cut(text, len(carry), lines) if streamable else 0) if raw else len(text)
+                if cut:
+                    part, text = text[:cut], text[cut:]
+                    if lines:
+                        docs = [(" " + line if dummy_prefix else line) for line in part.splitlines() if line]
+                    else:
+                        docs = [(" " if dummy_prefix and first else "") + part]
+                    first = False
+                    yield Block(docs, pending)
+                    pending = 0
+                if not raw:
+                    break
+                carry = text
+
+
+def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1, scheduler: str | None = None,
+                 progress: Progress | None = None, total_bytes: int = 0) -> Counter[str]:
+    """Count the pre-tokens of all blocks: here (workers=1), in worker processes, or on a Dask scheduler.
+
+    scheduler: "local:N" starts a Dask LocalCluster of N worker processes on loopback,
+    "tcp://HOST:PORT" uses a running one. The table is the same every way, order included.
+    """
+    pretokenize.resolve(pretokenizer)  # a bad pattern fails here, once, not in every worker
+    done = 0
+
+    def advance(block: Block) -> None:
+        nonlocal done
+        done += block.n_bytes
+        if progress is not None:
+            progress(done, total_bytes)
+
+    if scheduler:
+        return _count_on_dask(blocks, pretokenizer, scheduler, advance)
+    counts: Counter[str] = Counter()
+    if workers <= 1:
+        for block in blocks:
+            counts.update(pretokenize.count_pieces(block.docs, pretokenizer))
+            advance(block)
+        return counts
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        _add_in_order(counts, blocks, lambda docs: pool.submit(pretokenize.count_pieces, docs, pretokenizer),
+                      2 * workers, advance)
+    return counts
+
+
+def _add_in_order(counts: Counter[str], blocks: Iterable[Block], submit: Callable[[list[str]], Future],
+                  in_flight: int, advance: Callable[[Block], None]) -> None:
+    """Submit blocks, at most in_flight at a time (memory stays bounded), and add their tables in block order."""
+    waiting: deque[tuple[Block, Future]] = deque()
+    for block in blocks:
+        waiting.append((block, submit(block.docs)))
+        while len(waiting) >= in_flight:
+            done_block, future = waiting.popleft()
+            counts.update(future.result())
+            advance(done_block)
+    while waiting:
+        done_block, future = waiting.popleft()
+        counts.update(future.result())
+        advance(done_block)
+
+
+def _count_on_dask(blocks: Iterable[Block], pretokenizer: str, scheduler: str, advance: Callable[[Block], None]) -> Counter[str]:
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise BpevizError("dask_missing", "Counting on a cluster needs Dask: pip install -e \".[cluster]\"") from None
+    local = re.fullmatch(r"local:(\d+)", scheduler)
+    if local is None and not re.fullmatch(r"tcp://[^\s/]+:\d+", scheduler):
+        raise BpevizError("bad_scheduler", f"--scheduler is local:N or tcp://HOST:PORT, not {scheduler!r}.")
+    counts: Counter[str] = Counter()
+    if local is not None:
+        n = max(1, int(local.group(1)))
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
+            _add_in_order(counts, blocks, lambda docs: client.submit(pretokenize.count_pieces, docs, pretokenizer, pure=False),
+                          2 * n, advance)
+        return counts
+    with Client(scheduler, timeout="10s") as client:
+        n = max(1, len(client.scheduler_info().get("workers", {})))
+        _add_in_order(counts, blocks, lambda docs: client.submit(pretokenize.count_pieces, docs, pretokenizer, pure=False),
+                      2 * n, advance)
+    return counts
+
+
+def count_files(paths: Sequence[str | Path], pretokenizer: str, *, lines: bool = False, dummy_prefix: bool = False,
+                workers: int | None = None, scheduler: str | None = None, progress: Progress | None = None,
+                block_bytes: int = BLOCK_BYTES) -> CountTable:
+    """Stream the files and count their pre-tokens. workers=None: every core when the files are big enough to pay."""
+    sizes = []
+    for path in paths:
+        p = Path(path)
+        if not p.exists():
+            raise BpevizError("no_such_file", f"no such file: {path}")
+        if p.is_dir():
+            raise BpevizError("is_folder", f"{path} is a folder; give a text file")
+        sizes.append(p.stat().st_size)
+    total = sum(sizes)
+    if workers is None:
+        workers = (os.cpu_count() or 1) if total >= PARALLEL_MIN_BYTES else 1
+    blocks = read_blocks(paths, lines=lines, pretokenizer=pretokenizer, dummy_prefix=dummy_prefix, block_bytes=block_bytes)
+    counts = count_blocks(blocks, pretokenizer, workers=workers, scheduler=scheduler, progress=progress, total_bytes=total)
+    return CountTable(counts, pretokenizer, dummy_prefix)
+
+
+# --- the table on disk -------------------------------------------------------------------------
+# TSV: one `piece<TAB>count` a line. In a piece, a backslash is written \\, a tab \t, a newline
+# \n, a carriage return \r, and a byte that is not UTF-8 \xNN (two hex digits); everything else
+# is itself, in UTF-8. So every piece is one line, and any text survives.
+
+_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_NEEDS_ESCAPE = re.compile(r"[\\\t\n\r\udc80-\udcff]")
+_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+_ESCAPE = re.compile(r"\\(?:([\\tnr])|x([0-9a-fA-F]{2}))|\\")
+
+
+def escape_piece(piece: str) -> str:
+    r"""A piece as one TSV field. Example: escape_piece("a\tb\\") -> 'a\\tb\\\\'"""
+
+    def one(match: re.Match[str]) -> str:
+        ch = match.group()
+        return _ESCAPES.get(ch) or f"\\x{ord(ch) - 0xDC00:02x}"
+
+    return _NEEDS_ESCAPE.sub(one, piece)
+
+
+def unescape_piece(field: str) -> str:
+    """Undo escape_piece (ValueError on a backslash that starts no escape)."""
+
+    def one(match: re.Match[str]) -> str:
+        if match.group(1):
+            return _UNESCAPES[match.group(1)]
+        if match.group(2):
+            byte = int(match.group(2), 16)
+            return chr(byte) if byte < 0x80 else chr(0xDC00 + byte)  # a raw byte, as surrogateescape reads it
+        raise ValueError("a backslash that starts no escape (write \\\\ for a backslash)")
+
+    return _ESCAPE.sub(one, field)
+
+
+def write_counts(table: CountTable, path: str | Path) -> None:
+    """Save the table as TSV, or as Parquet when the name ends in .parquet (columns piece: bytes, count)."""
+    meta = {"pretokenizer": table.pretokenizer, "dummy_prefix": table.dummy_prefix}
+    if str(path).endswith(".parquet"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pieces = [piece.encode("utf-8", "surrogateescape") for piece in table.counts]
+        arrow = pa.table({"piece": pa.array(pieces, pa.binary()), "count": pa.array(list(table.counts.values()), pa.int64())})
+        pq.write_table(arrow.replace_schema_metadata({"bpeviz": json.dumps(meta)}), str(path))
+        return
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        out.write(HEADER + json.dumps(meta, ensure_ascii=False) + "\n")
+        out.writelines(f"{escape_piece(piece)}\t{count}\n" for piece, count in table.counts.items())
+
+
+def read_counts(path: str | Path, pretokenizer: str | None = None) -> CountTable:
+    """Read a table saved by write_counts (or any `piece<TAB>count` TSV, given the pretokenizer it was cut with)."""
+    if str(path).endswith(".parquet"):
+        return _read_parquet(path, pretokenizer)
+    counts: Counter[str] = Counter()
+    meta: dict = {}
+    try:
+        with open(path, "rb") as file:
+            for number, raw in enumerate(file, start=1):
+                line = raw.decode("utf-8").rstrip("\n")
+                if number == 1 and line.startswith(HEADER):
+                    meta = _header(line[len(HEADER):], path)
+                    continue
+                field, tab, count = line.rpartition("\t")
+                if not tab or not count.isdigit() or int(count) <= 0:
+                    raise ValueError("expected `piece<TAB>count` with a whole count above 0")
+                piece = unescape_piece(field)
+                if piece in counts:
+                    raise ValueError(f"the piece {field!r} is listed twice")
+                counts[piece] = int(count)
+    except FileNotFoundError:
+        raise BpevizError("no_such_file", f"no such file: {path}") from None
+    except UnicodeDecodeError:
+        raise BpevizError("counts_not_utf8", f"{path}, line {number}: not UTF-8 (write raw bytes as \\xNN)") from None
+    except ValueError as exc:
+        if isinstance(exc, BpevizError):
+            raise
+        raise BpevizError("counts_bad_line", f"{path}, line {number}: {exc}") from None
+    return _table(counts, meta, pretokenizer, path)
+
+
+def _header(text: str, path: str | Path) -> dict:
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError:
+        raise BpevizError("counts_bad_header", f"{path}: the first line is not a bpeviz counts header") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("pretokenizer"), str):
+        raise BpevizError("counts_bad_header", f"{path}: the header does not name the pretokenizer")
+    return meta
+
+
+def _read_parquet(path: str | Path, pretokenizer: str | None) -> CountTable:
+    import pyarrow.parquet as pq
+
+    try:
+        arrow = pq.read_table(str(path))
+    except FileNotFoundError:
+        raise BpevizError("no_such_file", f"no such file: {path}") from None
+    except Exception as exc:  # pyarrow raises its own error types for a file that is not Parquet
+        raise BpevizError("counts_bad_file", f"{path} is not a Parquet count table ({exc})") from None
+    if arrow.column_names[:2] != ["piece", "count"]:
+        raise BpevizError("counts_bad_file", f"{path}: expected the columns piece and count")
+    raw_meta = (arrow.schema.metadata or {}).get(b"bpeviz")
+    meta = _header(raw_meta.decode(), path) if raw_meta else {}
+    counts: Counter[str] = Counter()
+    for piece, count in zip(arrow.column("piece").to_pylist(), arrow.column("count").to_pylist()):
+        text = piece.decode("utf-8", "surrogateescape") if isinstance(piece, bytes) else str(piece)
+        if count is None or count <= 0 or text in counts:
+            raise BpevizError("counts_bad_line", f"{path}: the piece {text!r} has a bad or repeated count")
+        counts[text] = count
+    return _table(counts, meta, pretokenizer, path)
+
+
+def _table(counts: Counter[str], meta: Mapping, pretokenizer: str | None, path: str | Path) -> CountTable:
+    cut_with = meta.get("pretokenizer")
+    if cut_with is None and pretokenizer is None:
+        raise BpevizError("counts_no_pretokenizer", f"{path} does not say how its pieces were cut; give --pretokenizer")
+    if cut_with is not None and pretokenizer is not None and cut_with != pretokenizer:
+        raise BpevizError("counts_other_pretokenizer",
+                          f"{path} was counted with pretokenizer {cut_with!r}, not {pretokenizer!r}; train with the same one",
+                          counted=cut_with, wanted=pretokenizer)
+    return CountTable(counts, cut_with or pretokenizer, bool(meta.get("dummy_prefix", False)))  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""bpeviz: watch a BPE tokenizer learn. Run with `streamlit run app.py`."""
+"""bpeviz: watch a BPE tokenizer learn (and WordPiece and Unigram beside it). Run with `streamlit run app.py`."""
 
 import streamlit as st
 
@@ -12,7 +12,9 @@ pages = [
     st.Page("app_pages/train.py", title=t("nav_train"), icon=":material/school:", default=True),
     st.Page("app_pages/encode.py", title=t("nav_encode"), icon=":material/text_fields:", url_path="encode"),
     st.Page("app_pages/rules.py", title=t("nav_rules"), icon=":material/rule:", url_path="rules"),
+    st.Page("app_pages/algorithms.py", title=t("nav_algorithms"), icon=":material/compare:", url_path="algorithms"),
     st.Page("app_pages/charts.py", title=t("nav_charts"), icon=":material/show_chart:", url_path="charts"),
+    st.Page("app_pages/languages.py", title=t("nav_languages"), icon=":material/translate:", url_path="languages"),
     st.Page("app_pages/quirks.py", title=t("nav_quirks"), icon=":material/psychology_alt:", url_path="quirks"),
     st.Page("app_pages/files.py", title=t("nav_files"), icon=":material/save:", url_path="files"),
 ]

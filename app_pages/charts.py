@@ -7,11 +7,11 @@ import pandas as pd
 import streamlit as st
 
 import bpeviz
-from bpeviz import corpora, metrics, render, sources
+from bpeviz import corpora, metrics, mix, render, sources
 from bpeviz.records import Settings
 from bpeviz.reference_encodings import ENCODINGS
 from bpeviz_app import runs, sidebar, views
-from bpeviz_app.i18n import bound, corpus_label, error_text, labels, t
+from bpeviz_app.i18n import bound, corpus_label, error_text, labels, source_label, t
 
 LESSON = "lesson"
 CHART_VOCABS = [512, 1024, 2048, 4096, 8192]
@@ -115,17 +115,19 @@ def doubling_table(points: list[tuple[int, float]]) -> None:
     }), hide_index=True)
 
 
+MIX_VOCAB = 4096  # the language chart's own bpeviz series: the UDHR's 26 languages, equal weights
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
-def language_rows(digest: str, settings: Settings, trained_label: str, toy_label: str,
+def language_rows(digest: str, settings: Settings, trained_label: str, mix_label: str,
                   _tok: bpeviz.Tokenizer | None) -> pd.DataFrame:
     """Tokens, words, bytes and premium per language and tokenizer (cached per trained tokenizer)."""
     texts = {code: corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES}
-    toy_preset = corpora.CORPORA[corpora.DEFAULT_CORPUS]
-    toy = runs.run(sources.Shipped(toy_preset.key), Settings(vocab_size=toy_preset.vocab_size, level=toy_preset.level))
+    mixed = runs.mix_run(tuple(sorted(mix.PRESETS["equal"].items())), MIX_VOCAB)
     encoders = {}
     if _tok is not None:
         encoders[trained_label] = _tok.encode_ordinary
-    encoders[toy_label] = toy.encode_ordinary
+    encoders[mix_label] = mixed.tok.encode_ordinary
     for name, encoding in ENCODINGS.items():
         encoders[encoding.label] = views.reference(name).encode_ordinary
     rows = metrics.language_table(texts, encoders)
@@ -150,8 +152,12 @@ COLUMN_KEYS = {"language": "col_language", "tokenizer": "col_tokenizer", "tokens
 def language_chart(tok: bpeviz.Tokenizer | None) -> None:
     st.subheader(t("chart_languages"))
     lesson = sidebar.current()
+    toy = isinstance(lesson.source, sources.Shipped) and lesson.source.key == corpora.DEFAULT_CORPUS
+    tok = None if toy else tok  # 64 tokens are bad everywhere alike: the toy would hide the cause of the premium
     digest = sources.digest(lesson.source) if lesson.source is not None and tok is not None else "none"
-    table = language_rows(digest, lesson.settings, t("trained_here"), t("toy_tokenizer"), tok).copy()
+    trained_label = t("trained_on", corpus=source_label(lesson.source), vocab=lesson.settings.vocab_size) if tok else ""
+    mix_label = t("mix_series", vocab=MIX_VOCAB)
+    table = language_rows(digest, lesson.settings, trained_label, mix_label, tok).copy()
     table.insert(0, "language", [t(f"udhr_{code}") + (" *" if code in corpora.NO_SPACES else "") for code in table.code])
     languages = st.multiselect(t("languages"), list(corpora.UDHR_LANGUAGES), default=list(corpora.UDHR_LANGUAGES),
                                format_func=labels("udhr_{}"), key="lang_pick")
@@ -180,6 +186,8 @@ def language_chart(tok: bpeviz.Tokenizer | None) -> None:
     rule = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="#888").encode(x="x:Q")
     views.chart(chart + rule if measure == "premium" else chart)
     st.caption(t("languages_caption"))
+    series = [mix_label, *([trained_label] if tok is not None else []), *(e.label for e in ENCODINGS.values())]
+    st.caption(t("languages_series_caption", series=render.md(", ".join(series))))
     table_shown = shown.drop(columns=["code"]).rename(columns={c: t(k) for c, k in COLUMN_KEYS.items()})
     st.dataframe(table_shown, hide_index=True)
     st.download_button(t("download_csv"), table_shown.to_csv(index=False).encode(), file_name="bpeviz-languages.csv",

@@ -55,6 +55,11 @@ def import_section() -> None:
     except ValueError as exc:
         st.error(render.md(error_text(exc)))
         return
+    if tok.algorithm != "bpe":  # a WordPiece or Unigram file: a vocabulary, no merges to replay
+        st.success(t("imported_other", name=render.md(upload.name), algorithm=tok.algorithm, n=tok.vocab_size))
+        text = st.text_input(t("text"), "The cat climbed onto the roof.", key="import_text")
+        views.chips([(i, tok.token_of(i)) for i in tok.encode_ordinary(text)], tok=tok, show_ids=True)
+        return
     st.success(t("imported", name=render.md(upload.name), n=len(tok.merges), level=t(f"level_{tok.level}")))
     shown = tok.merges[:200]
     st.dataframe(pd.DataFrame({t("col_rank"): [m.rank for m in shown],

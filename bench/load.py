@@ -122,7 +122,7 @@ async def step_latencies(browser, url: str, clicks: int) -> list[float]:
         await page.goto(url)
         await page.wait_for_selector("h1")
         await page.wait_for_selector("text=Toy Portuguese (8 sentences)")
-        await page.wait_for_selector("#merge-table")
+        await page.wait_for_selector('[data-testid="bpe-counter"]')
         await idle(page)  # a click during the first run can land on a player the run then replaces
         times = []
         for k in range(1, clicks + 1):

@@ -10,17 +10,19 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import counting, formats, pretokenize, render
-from .records import LEVELS, Merge
+from .records import ALGORITHMS, LEVELS, Merge, PruneRound, WordPieceMerge
 from .reference_encodings import ENCODINGS
 from .rules import COUNT_RULES, DIALECTS, TIE_RULES
 from .tokenizer import Tokenizer
 from .training import resolve_settings, train_counts
+from .unigram import UnigramTokenizer
 
 MAX_COLUMN = 32  # widest token column before alignment gives up
+PROGRESS_BYTES = 8_000_000  # count-tokens shows a bar for inputs this large
 
 
 class UsageError(Exception):
@@ -68,14 +70,41 @@ def merge_lines(merges: Sequence[Merge], literal: bool = False) -> list[str]:
     return lines
 
 
+def wordpiece_lines(merges: Sequence[WordPieceMerge]) -> list[str]:
+    """merge_lines for WordPiece: each line also gives the score and, when it differs, the pair BPE would take."""
+    lines = []
+    for line, m in zip(merge_lines(merges), merges):  # type: ignore[arg-type]
+        line += f"  score {m.score:.3g}"
+        if m.most_frequent and m.most_frequent[:2] != (m.left, m.right):
+            left, right, count, _ = m.most_frequent
+            line += f"  (BPE would take {token_text(left)} + {token_text(right)}, {count:,} times)"
+        lines.append(line)
+    return lines
+
+
+def unigram_lines(tok: UnigramTokenizer) -> list[str]:
+    """One line per piece, best score first. Example: "piece    3: ␣the  (score -3.12)" """
+    shown = [token_text(p) for p, _ in tok.scored]
+    width = min(max(map(render.width, shown), default=0), MAX_COLUMN)
+    return [f"piece {i:>4}: {render.pad(text, width)}  (score {score:.4g})" for i, (text, (_, score)) in
+            enumerate(zip(shown, tok.scored))]
+
+
+def round_line(r: PruneRound) -> str:
+    """A Unigram pruning round for the log. Example: "round  2: 2,444 -> 1,833 pieces, log-likelihood -231,452" """
+    pruned = ", ".join(token_text(p) for p in r.pruned[:6])
+    return (f"round {r.round:>2}: {r.vocab_before:,} -> {r.vocab_after:,} pieces, log-likelihood {r.log_likelihood:,.0f}, "
+            f"{r.tokens:,} tokens; pruned {pruned}{', …' if len(r.pruned) > 6 else ''}")
+
+
 def merge_json(m: Merge) -> str:
     def enc(token: str | bytes) -> str:
         return token.decode("utf-8", errors="backslashreplace") if isinstance(token, bytes) else token
 
-    return json.dumps(
-        {"rank": m.rank, "left": enc(m.left), "right": enc(m.right), "token": enc(m.token), "id": m.id, "count": m.count},
-        ensure_ascii=False,
-    )
+    row = {"rank": m.rank, "left": enc(m.left), "right": enc(m.right), "token": enc(m.token), "id": m.id, "count": m.count}
+    if isinstance(m, WordPieceMerge):
+        row["score"] = m.score
+    return json.dumps(row, ensure_ascii=False)
 
 
 def _read_corpus(path: str, level: str) -> str | bytes:
@@ -191,27 +220,38 @@ def cmd_count(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    args.level = _level(args)
+    bpe = args.algorithm == "bpe"
+    args.level = _level(args) if bpe else args.level
     if bool(args.files) == bool(args.counts):
         raise UsageError("give the text files to train on, or --counts with a table from bpeviz count (one of them)")
     if args.counts:
         table = counting.read_counts(args.counts, pretokenizer=args.pretokenizer)
     else:
         settings = resolve_settings(args.vocab_size, level=args.level, pretokenizer=args.pretokenizer,
-                                    tie_break=args.tie_break, count_rule=args.count_rule, dialect=args.dialect)
+                                    tie_break=args.tie_break, count_rule=args.count_rule, dialect=args.dialect,
+                                    algorithm=args.algorithm)
         table = _count(args, settings.pretokenizer, settings.dummy_prefix, report=_show_progress(args))
-    bar = _Bar("merging", "merges", 1, _show_progress(args))
+    bar = _Bar(*(("merging", "merges") if args.algorithm != "unigram" else ("pruning", "rounds")), 1, _show_progress(args))
     try:
         tok = train_counts(table, vocab_size=args.vocab_size, level=args.level, tie_break=args.tie_break,
-                           count_rule=args.count_rule, dialect=args.dialect, progress=bar)
+                           count_rule=args.count_rule, dialect=args.dialect, progress=bar, algorithm=args.algorithm)
     finally:
         bar.close()
-    lines = [merge_json(m) for m in tok.merges] if args.json else merge_lines(tok.merges, args.bytes)
+    if isinstance(tok, UnigramTokenizer):
+        for r in tok.rounds:
+            print(round_line(r), file=sys.stderr)
+        lines = ([json.dumps({"id": i, "piece": p, "score": score}, ensure_ascii=False) for i, (p, score) in
+                  enumerate(tok.scored)] if args.json else unigram_lines(tok))
+    elif args.json:
+        lines = [merge_json(m) for m in tok.merges]  # type: ignore[attr-defined]
+    else:
+        lines = wordpiece_lines(tok.merges) if not bpe else merge_lines(tok.merges, args.bytes)  # type: ignore[attr-defined]
     if lines:
         print("\n".join(lines))
-    wanted = args.vocab_size - tok.n_base
-    if len(tok.merges) < wanted:
-        print(f"bpeviz: stopped after {len(tok.merges)} merges: no pair left to merge", file=sys.stderr)
+    if tok.vocab_size < args.vocab_size:
+        why = ("no pair left to merge" if args.algorithm != "unigram"
+               else "no more pieces win a segmentation of this corpus (SentencePiece stops there too)")
+        print(f"bpeviz: stopped at {tok.vocab_size:,} tokens of {args.vocab_size:,}: {why}", file=sys.stderr)
     if args.output:
         tok.save(args.output)
         print(f"bpeviz: saved {args.output}", file=sys.stderr)
@@ -228,7 +268,9 @@ def cmd_encode(args: argparse.Namespace) -> int:
         ids = enc.encode_ordinary(args.text)
         pieces = [render.show(enc.decode_single_token_bytes(i)) for i in ids]
     else:
-        tok: Tokenizer = formats.load(args.tokenizer)
+        tok: Tokenizer = formats.load(args.tokenizer)  # type: ignore[assignment]
+        if args.trace and not isinstance(tok, Tokenizer):
+            raise UsageError(f"--trace replays BPE merges; this is a {tok.algorithm} tokenizer")
         if args.trace:
             for step in tok.trace(args.text):
                 label = "start" if step.rank is None else f"merge {step.rank}"
@@ -239,6 +281,59 @@ def cmd_encode(args: argparse.Namespace) -> int:
     print(" ".join(pieces))
     print(" ".join(map(str, ids)))
     return 0
+
+
+def _token_counters(args: argparse.Namespace) -> tuple[list[tuple[str, Callable[[str, bool], int]]], str]:
+    """(label, count(text, first part of a file)) per chosen tokenizer, and a split the files may be cut at."""
+    from .reference_encodings import reference
+
+    counters: list[tuple[str, Callable[[str, bool], int]]] = []
+    for name in args.encoding or ([] if args.tokenizer else ["cl100k_base"]):
+        enc = reference(name)
+        counters.append((name, lambda text, first, enc=enc: len(enc.encode_ordinary(text))))
+    cut_at = "gpt2"  # every reference's split, like GPT-2's, never crosses a space that follows a non-space
+    if args.tokenizer:
+        tok = formats.import_file(args.tokenizer)
+        # a dummy prefix goes once before a whole file, not before each block of it
+        counters.append((Path(args.tokenizer).name, lambda text, first, tok=tok: len(
+            tok.encode_ordinary(text) if first else tok._encode_text(text))))  # type: ignore[attr-defined]
+        if not pretokenize.is_chunkable(tok.settings.pretokenizer):
+            cut_at = tok.settings.pretokenizer  # read such files whole
+    return counters, cut_at
+
+
+def cmd_count_tokens(args: argparse.Namespace) -> int:
+    counters, cut_at = _token_counters(args)
+    sizes = []
+    for f in args.files:
+        try:
+            sizes.append(Path(f).stat().st_size)
+        except FileNotFoundError:
+            raise UsageError(f"no such file: {f}") from None
+    bar = _Bar("counting", "MB", 1e6, _show_progress(args) and sum(sizes) >= PROGRESS_BYTES)
+    try:
+        rows = counting.count_tokens(args.files, dict(counters), cut_at=cut_at, progress=bar)
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+        return 0
+    table = [[r["file"], r["tokenizer"], f"{r['tokens']:,}", f"{r['characters']:,}", f"{r['bytes']:,}",
+              f"{r['bytes_per_token']:.2f}" if r["bytes_per_token"] else "-"] for r in rows]
+    print("\n".join(aligned(["file", "tokenizer", "tokens", "characters", "bytes", "bytes/token"], table, text_columns=2)))
+    return 0
+
+
+def aligned(headers: Sequence[str], rows: Sequence[Sequence[str]], text_columns: int = 1) -> list[str]:
+    """A plain table for the terminal: the first text_columns left-aligned, numbers right-aligned, a rule under the head."""
+    widths = [max(render.width(str(x)) for x in column) for column in zip(headers, *rows)]
+    lines = []
+    for k, line in enumerate([headers, *rows]):
+        cells = [render.pad(str(x), w) if i < text_columns else str(x).rjust(w) for i, (x, w) in enumerate(zip(line, widths))]
+        lines.append("  ".join(cells).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return lines
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -262,6 +357,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     lines = merge_lines(tok.merges[:show], args.bytes)
     if lines:
         print("\n".join(lines))
+    if tok.algorithm != "bpe":
+        print(f"bpeviz: a {tok.algorithm} tokenizer with {tok.vocab_size:,} tokens", file=sys.stderr)
     if show < len(tok.merges):
         print(f"bpeviz: {len(tok.merges) - show:,} more merges not shown (--show N)", file=sys.stderr)
     if args.output:
@@ -294,7 +391,9 @@ def _add_train(sub) -> None:
     t = sub.add_parser("train", help="learn merges from text files (streamed) or a count table, and print them")
     t.add_argument("files", nargs="*", metavar="FILE", help="text files; each is one document (or one per line with --lines)")
     t.add_argument("--counts", help="a count table from bpeviz count (.tsv or .parquet) instead of text files")
-    t.add_argument("--vocab-size", type=_whole(1), required=True, help="base symbols + merges")
+    t.add_argument("--vocab-size", type=_whole(1), required=True, help="base symbols + merges (Unigram: pieces)")
+    t.add_argument("--algorithm", choices=ALGORITHMS, default="bpe",
+                   help="bpe (default); wordpiece (best score); unigram (EM and pruning, characters, split at spaces)")
     _add_rules(t)
     _add_counting(t)
     t.add_argument("--json", action="store_true", help="one JSON object per merge")
@@ -333,6 +432,17 @@ def _add_encode(sub) -> None:
     e.set_defaults(run=cmd_encode)
 
 
+def _add_count_tokens(sub) -> None:
+    c = sub.add_parser("count-tokens", help="how many tokens are these files? streamed, per file and in total")
+    c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument("--encoding", action="append", choices=tuple(ENCODINGS),
+                   help="a real tokenizer, offline (repeat for several; default cl100k_base)")
+    c.add_argument("--tokenizer", help="a tokenizer file: bpeviz JSON, tokenizer.json, .tiktoken, ...")
+    c.add_argument("--json", action="store_true", help="the table as JSON")
+    c.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    c.set_defaults(run=cmd_count_tokens)
+
+
 def _add_files(sub) -> None:
     x = sub.add_parser("export", help="write a saved tokenizer in another format")
     x.add_argument("tokenizer")
@@ -356,6 +466,7 @@ def parser() -> argparse.ArgumentParser:
     _add_count(sub)
     _add_check(sub)
     _add_encode(sub)
+    _add_count_tokens(sub)
     _add_files(sub)
     return p
 

@@ -96,3 +96,71 @@ def explain(d: Divergence, a: Tokenizer, b: Tokenizer) -> str:
     return (f"Merge {d.step}: run A takes {pa}, run B takes {pb} — {why}. The first {d.agree_before:,} merges agree; "
             f"after this one, {d.same_rank_after:,} of {d.later:,} still match at the same rank and "
             f"{d.shared_after:,} are made by both.")
+
+
+# -- BPE, WordPiece and Unigram on one corpus -------------------------------------------------------
+
+ScoredPair = tuple[str, str, int, float]  # left, right (as text, WordPiece's ## dropped), count, WordPiece's score
+
+
+@dataclass(frozen=True)
+class AlgorithmSplit:
+    """The first step where WordPiece merges another pair than BPE (step None: never, within the shorter run).
+
+    Up to that step both runs made the same tokens, so the corpus stood the same for both: BPE took
+    the most frequent pair, WordPiece the best score count(ab) / (count(a) * count(b)). Both pairs
+    come with their count and WordPiece score at that step.
+    """
+
+    step: int | None
+    bpe: ScoredPair | None
+    wordpiece: ScoredPair | None
+    agree_before: int
+
+
+def plain(token: str | bytes) -> str:
+    """A token as text without WordPiece's continuation mark. Example: plain("##at") -> "at" """
+    text = render.show(token)
+    return text[2:] if isinstance(token, str) and token.startswith("##") and len(token) > 2 else text
+
+
+def bpe_wordpiece_split(bpe: Tokenizer, wordpiece) -> AlgorithmSplit:  # wordpiece: WordPieceTokenizer
+    """Walk both merge tables together and stop at the first pair they disagree on."""
+    steps_both = min(len(bpe.merges), len(wordpiece.merges))
+    for k in range(steps_both):
+        b, w = bpe.merges[k], wordpiece.merges[k]
+        if (render.show(b.left), render.show(b.right)) != (plain(w.left), plain(w.right)):
+            frequent = w.most_frequent
+            if frequent is not None and (plain(frequent[0]), plain(frequent[1])) == (render.show(b.left), render.show(b.right)):
+                bpe_pair = (plain(frequent[0]), plain(frequent[1]), frequent[2], frequent[3])
+            else:  # the runs differ in something else (a tie rule): no WordPiece score for BPE's pair
+                bpe_pair = (render.show(b.left), render.show(b.right), b.count, float("nan"))
+            return AlgorithmSplit(k + 1, bpe_pair, (plain(w.left), plain(w.right), w.count, w.score), k)
+    return AlgorithmSplit(None, None, None, steps_both)
+
+
+def surface_vocab(tok) -> set[str]:
+    """Every token a tokenizer learned, as text (WordPiece's ## dropped; bytes shown as \\xNN)."""
+    return {plain(token) for token in tok.vocab.values()}
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Which learned tokens the algorithms share. only: tokens of one algorithm alone, longest first."""
+
+    sizes: dict[str, int]
+    shared_by_all: int
+    pairs: dict[tuple[str, str], int]
+    only: dict[str, list[str]]
+
+
+def vocab_overlap(vocabs: dict[str, set[str]]) -> Overlap:
+    """Overlap of vocabularies given as sets of text. Example: vocab_overlap({"a": {"x"}, "b": {"x", "y"}}).only["b"] -> ["y"]"""
+    names = list(vocabs)
+    every = set.intersection(*vocabs.values()) if vocabs else set()
+    pairs = {(a, b): len(vocabs[a] & vocabs[b]) for i, a in enumerate(names) for b in names[i + 1:]}
+    only = {}
+    for name in names:
+        others = set().union(*(vocabs[o] for o in names if o != name))
+        only[name] = sorted(vocabs[name] - others, key=lambda s: (-len(s), s))
+    return Overlap({n: len(v) for n, v in vocabs.items()}, len(every), pairs, only)

@@ -319,3 +319,40 @@ def _table(counts: Counter[str], meta: Mapping, pretokenizer: str | None, path: 
                           f"{path} was counted with pretokenizer {cut_with!r}, not {pretokenizer!r}; train with the same one",
                           counted=cut_with, wanted=pretokenizer)
     return CountTable(counts, cut_with or pretokenizer, bool(meta.get("dummy_prefix", False)))  # type: ignore[arg-type]
+
+
+def count_tokens(paths: Sequence[str | Path], counters: dict[str, Callable[[str, bool], int]], *, cut_at: str = "gpt2",
+                 progress: Progress | None = None) -> list[dict]:
+    """Tokens, characters and bytes of each file under each tokenizer, streamed block by block, then the totals.
+
+    counters: label -> count(text, first block of its file); cut_at: a split whose pre-tokens the
+    blocks must not cut (a non-chunkable one reads each file whole). Example row:
+    {"file": "a.txt", "tokenizer": "cl100k_base", "tokens": 36927, "characters": 144600, "bytes": 151095, ...}
+    """
+    total = sum(Path(p).stat().st_size for p in paths)
+    rows, done = [], 0
+    for path in paths:
+        tokens = dict.fromkeys(counters, 0)
+        chars = n_bytes = 0
+        first = True
+        for block in read_blocks([path], pretokenizer=cut_at):
+            for text in block.docs:
+                chars += len(text)
+                for label, count in counters.items():
+                    tokens[label] += count(text, first)
+                first = False
+            n_bytes += block.n_bytes
+            if progress is not None:
+                progress(done + n_bytes, total)
+        done += n_bytes
+        rows += [_token_row(str(path), label, n, chars, n_bytes) for label, n in tokens.items()]
+    for label in counters:
+        mine = [r for r in rows if r["tokenizer"] == label]
+        rows.append(_token_row("(total)", label, sum(r["tokens"] for r in mine), sum(r["characters"] for r in mine),
+                               sum(r["bytes"] for r in mine)))
+    return rows
+
+
+def _token_row(path: str, label: str, tokens: int, chars: int, n_bytes: int) -> dict:
+    return {"file": path, "tokenizer": label, "tokens": tokens, "characters": chars, "bytes": n_bytes,
+            "bytes_per_token": round(n_bytes / tokens, 3) if tokens else None}

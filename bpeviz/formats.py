@@ -21,9 +21,9 @@ from pathlib import Path
 
 from . import pretokenize, render
 from .errors import BpevizError
-from .records import ENDOFTEXT, LEVELS, Settings, Token
+from .records import ALGORITHMS, ENDOFTEXT, LEVELS, Settings, Token
 from .rules import COUNT_RULES, DIALECTS, TIE_RULES
-from .tokenizer import Tokenizer, build
+from .tokenizer import Tokenizer, TokenizerBase, build
 from .trainer import RawMerge
 
 FORMAT_NAME = "bpeviz"
@@ -80,7 +80,15 @@ def _list(value: object, what: str) -> list:
     return value
 
 
+def _require_bpe(tok: TokenizerBase, fmt: str) -> None:
+    if not isinstance(tok, Tokenizer):
+        label = FORMATS[fmt].label
+        raise BpevizError("export_needs_bpe", f"The {label} format holds BPE merges; this is a {tok.algorithm} tokenizer. "
+                          "Export it as bpeviz JSON or a Hugging Face tokenizer.json.", format=fmt, algorithm=tok.algorithm)
+
+
 def _require_bytes(tok: Tokenizer, fmt: str) -> None:
+    _require_bpe(tok, fmt)
     if tok.level != "bytes":
         label = FORMATS[fmt].label
         raise BpevizError(
@@ -121,8 +129,12 @@ def split_pattern(tok: Tokenizer) -> str:
 # -- bpeviz JSON ----------------------------------------------------------------------------
 
 
-def to_dict(tok: Tokenizer) -> dict:
+def to_dict(tok: TokenizerBase) -> dict:
     """Everything about a tokenizer as JSON-ready data (lossless)."""
+    if not isinstance(tok, Tokenizer):
+        from . import model_files
+
+        return {"format": FORMAT_NAME, "version": FORMAT_VERSION, **model_files.to_dict(tok)}
     return {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
@@ -145,6 +157,9 @@ def _settings_from(data: object) -> Settings:
         raise ValueError("\"settings\" must be an object.")
     level, pretokenizer, tie_break = data.get("level"), data.get("pretokenizer"), data.get("tie_break", "first")
     count_rule, dialect = data.get("count_rule", "overlapping"), data.get("dialect", "")
+    algorithm = data.get("algorithm", "bpe")
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"\"algorithm\" must be one of {', '.join(ALGORITHMS)}, not {cut(algorithm)}.")
     if level not in LEVELS:
         raise ValueError(f"\"level\" must be one of {', '.join(LEVELS)}, not {cut(level)}.")
     if not isinstance(pretokenizer, str):
@@ -160,7 +175,7 @@ def _settings_from(data: object) -> Settings:
     if not all(isinstance(v, bool) for v in flags.values()):
         raise ValueError("\"dummy_prefix\" and \"unique_tokens\" are true or false.")
     return Settings(vocab_size=_int(data.get("vocab_size"), "\"vocab_size\""), level=level, pretokenizer=pretokenizer,
-                    tie_break=tie_break, count_rule=count_rule, dialect=dialect, **flags)
+                    tie_break=tie_break, count_rule=count_rule, dialect=dialect, algorithm=algorithm, **flags)
 
 
 def _alphabet_from(data: object, level: str) -> list[str] | None:
@@ -213,6 +228,10 @@ def from_dict(data: object) -> Tokenizer:
                          f"{FORMAT_VERSION}.")
     try:
         settings = _settings_from(data.get("settings"))
+        if settings.algorithm != "bpe":
+            from . import model_files
+
+            return model_files.from_dict(data, settings)
         alphabet = _alphabet_from(data.get("alphabet"), settings.level)
         n_base = 256 if alphabet is None else len(alphabet)
         special_tokens = _list(data.get("special_tokens", [ENDOFTEXT]), "\"special_tokens\"")
@@ -314,6 +333,10 @@ def hf_tokenizer_json(tok: Tokenizer) -> dict:
     the special id (bpeviz's `encode_ordinary` treats it as text) and `decode` skips it unless
     called with skip_special_tokens=False.
     """
+    if not isinstance(tok, Tokenizer):
+        from . import model_files
+
+        return model_files.hf_json(tok, split_pattern(tok), _hf_refusal)
     _require_bytes(tok, "hf")
     _require_unique_tokens(tok, "hf")
     pattern = split_pattern(tok)
@@ -341,12 +364,17 @@ def hf_tokenizer_json(tok: Tokenizer) -> dict:
     }
 
 
+def _hf_refusal(message: str) -> BpevizError:
+    return BpevizError("export_duplicate_token", message, format="hf")
+
+
 def write_hf(tok: Tokenizer) -> bytes:
     return json.dumps(hf_tokenizer_json(tok), ensure_ascii=False).encode()
 
 
 def write_csv(tok: Tokenizer) -> bytes:
     """The merge table; tokens escaped reversibly (render.escape_token), so `bpeviz check` and import read it back."""
+    _require_bpe(tok, "csv")
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
@@ -358,6 +386,7 @@ def write_csv(tok: Tokenizer) -> bytes:
 
 def write_vocab(tok: Tokenizer) -> bytes:
     """minbpe-style listing: "[a] id" per base symbol, then "[a][b] -> [ab] id" per merge; tokens escaped reversibly."""
+    _require_bpe(tok, "vocab")
     esc = render.escape_token
     lines = [f"{VOCAB_HEADER}: level {tok.level}, pretokenizer {json.dumps(tok.settings.pretokenizer)}"]
     lines += [f"[{esc(tok.token_of(i))}] {i}" for i in range(tok.n_base)]
@@ -526,8 +555,12 @@ def _import_json(obj: object, name: str, n_merges: int | None) -> Tokenizer:
         tok = from_dict(obj)
         return tok if n_merges is None else tok.truncated(n_merges)
     model = obj.get("model") if isinstance(obj, dict) else None
+    if isinstance(model, dict) and model.get("type") in ("WordPiece", "Unigram"):
+        from . import model_files
+
+        return model_files.import_hf(obj, name)  # type: ignore[arg-type, return-value]
     if not isinstance(model, dict) or model.get("type") != "BPE":
-        raise ValueError(f"{name} is JSON but not a Hugging Face BPE tokenizer.json nor a bpeviz file.")
+        raise ValueError(f"{name} is JSON but not a Hugging Face tokenizer.json (BPE, WordPiece, Unigram) nor a bpeviz file.")
     return from_pairs(_hf_pairs(model, name)[:n_merges])
 
 

@@ -77,14 +77,15 @@ class WordPieceMerge:
 
 @dataclass(frozen=True, slots=True)
 class PruneRound:
-    """One Unigram round: EM re-estimated the piece probabilities, then the least useful pieces went."""
+    """One Unigram round: EM re-estimated the piece probabilities (dropping pieces it expects under half a time),
+    then, unless the vocabulary was small enough, the pieces whose loss costs least went."""
 
     round: int
     vocab_before: int
     vocab_after: int
     log_likelihood: float  # of the training words under the model before pruning (higher is better)
     tokens: int  # corpus length in tokens (Viterbi) before pruning
-    pruned: tuple[str, ...] = ()  # the pieces removed, least loss first (at most MAX_PRUNED_RECORDED)
+    pruned: tuple[str, ...] = ()  # removed: first those EM found unused, then by loss, least first (at most MAX_PRUNED_RECORDED)
 
 
 @dataclass(frozen=True, slots=True)

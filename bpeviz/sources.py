@@ -156,5 +156,9 @@ def tokenizer_for(source: CorpusSource, settings: Settings, *, progress: Callabl
     """Train on the source with settings, or replay its merges."""
     if isinstance(source, REPLAYS):
         return replay(source, settings, progress=progress, record_top=record_top)
+    if settings.algorithm != "bpe":
+        return train(source.documents(), vocab_size=settings.vocab_size, pretokenizer=settings.pretokenizer,
+                     progress=progress, algorithm=settings.algorithm)
     return train(source.documents(), vocab_size=settings.vocab_size, level=settings.level,
-                 pretokenizer=settings.pretokenizer, tie_break=settings.tie_break, progress=progress, record_top=record_top)
+                 pretokenizer=settings.pretokenizer, tie_break=settings.tie_break, count_rule=settings.count_rule,
+                 dialect=settings.dialect or None, progress=progress, record_top=record_top)

@@ -134,3 +134,22 @@ def trace_history(tok: Tokenizer, text: str) -> dict:
     ids = sorted({i for w in words for i in w} | {f[3] for f in fired} | {x for f in fired for x in f[1:3]})
     return {"words": words, "fired": fired, "texts": {str(i): render.show(tok.token_of(i)) for i in ids},
             "partial": [i for i in ids if render.is_partial(tok.token_of(i))]}
+
+
+def wordpiece_history(tok) -> dict:  # tok: WordPieceTokenizer
+    """A WordPiece run as the browser's table player needs it: one row per merge with its score and BPE's pick."""
+    rows = []
+    for m in tok.merges:
+        f = m.most_frequent or ("", "", 0, 0.0)
+        rows.append([m.rank, render.show(m.left), render.show(m.right), render.show(m.token), m.count, round(m.score, 6),
+                     render.show(f[0]), render.show(f[1]), f[2], round(f[3], 6), m.tokens_after])
+    return {"n": len(rows), "base": tok.n_base, "rows": rows, "corpusTokens": tok.corpus_tokens,
+            "corpusBytes": tok.corpus_bytes}
+
+
+def unigram_history(tok) -> dict:  # tok: UnigramTokenizer
+    """A Unigram run for the table player: one row per pruning round, then the final cut to the vocabulary size."""
+    rows = [[r.round, r.vocab_before, r.vocab_after, round(r.log_likelihood, 1), r.tokens,
+             [render.show(p) for p in r.pruned[:24]], r.vocab_before - r.vocab_after] for r in tok.rounds]
+    return {"n": len(rows), "rows": rows, "final": tok.vocab_size, "corpusTokens": tok.corpus_tokens,
+            "corpusBytes": tok.corpus_bytes, "start": tok.rounds[0].vocab_before if tok.rounds else tok.vocab_size}

@@ -44,6 +44,38 @@ def merge_pair(ids: Sequence[int], pair: Pair, new_id: int) -> tuple[list[int], 
     return out, fired
 
 
+def merge_by_rank(ids: list[int], rank_of: dict[Pair, int], new_ids: Sequence[int],
+                  ranks: dict[Pair, tuple[int, int]]) -> list[int]:
+    """Merge one pre-token's ids, the lowest-ranked pair first, every occurrence left to right, until none merges.
+
+    Each round looks up the rank of every adjacent pair at once (in C, as tiktoken's
+    `_byte_pair_merge` does in Rust), which is what replaying the merges in order does (the
+    trace; tests check they agree). rank_of: pair -> rank; new_ids[rank]: the id that rank makes;
+    ranks: pair -> (rank, new id), for the heap that long pre-tokens use.
+    Example: merge_by_rank([1, 2, 3], {(1, 2): 1}, [0, 9], {(1, 2): (1, 9)}) -> [9, 3]
+    """
+    if len(ids) > LONG_WORD:
+        return _merge_long(ids, ranks)
+    while len(ids) > 1:
+        found = list(map(rank_of.get, zip(ids, ids[1:]), repeat(NO_RANK)))
+        rank = min(found)
+        if rank == NO_RANK:
+            break
+        new_id, out, start = new_ids[rank], [], 0
+        i = found.index(rank)
+        while True:  # every occurrence, left to right; the one after an occurrence overlaps it
+            out += ids[start:i]
+            out.append(new_id)
+            start = i + 2
+            try:
+                i = found.index(rank, start)
+            except ValueError:
+                break
+        out += ids[start:]
+        ids = out
+    return ids
+
+
 def best_pair(words: Iterable[Sequence[int]], ranks: dict[Pair, tuple[int, int]]) -> tuple[tuple[int, int], Pair] | None:
     """The adjacent pair with the lowest merge rank in any word, as ((rank, new id), pair); None if none merges.
 
@@ -257,34 +289,11 @@ class Tokenizer(TokenizerBase):
         return ids
 
     def merge_ids(self, ids: list[int]) -> list[int]:
-        """Apply the merges to one pre-token's ids, lowest rank first.
+        """Apply the merges to one pre-token's ids, lowest rank first (see merge_by_rank).
 
-        Each round looks up the rank of every adjacent pair at once (in C, as tiktoken's
-        `_byte_pair_merge` does in Rust) and merges every occurrence of the best pair, left to
-        right, which is what replaying the merges in order does (`trace`; tests check they agree).
         Example: tok.merge_ids(tok.base_ids(" gato")) -> [the id of " gato"] after the toy run
         """
-        if len(ids) > LONG_WORD:
-            return _merge_long(ids, self.ranks)
-        rank_of, new_ids = self._rank_of, self._new_ids
-        while len(ids) > 1:
-            found = list(map(rank_of.get, zip(ids, ids[1:]), repeat(NO_RANK)))
-            rank = min(found)
-            if rank == NO_RANK:
-                break
-            new_id, out, start = new_ids[rank], [], 0
-            i = found.index(rank)
-            while True:  # every occurrence, left to right; the one after an occurrence overlaps it
-                out += ids[start:i]
-                out.append(new_id)
-                start = i + 2
-                try:
-                    i = found.index(rank, start)
-                except ValueError:
-                    break
-            out += ids[start:]
-            ids = out
-        return ids
+        return merge_by_rank(ids, self._rank_of, self._new_ids, self.ranks)
 
     def encode_word(self, piece: str) -> tuple[int, ...]:
         """The ids of one pre-token (cached)."""

@@ -23,7 +23,8 @@ LABEL_KEYS = ("first", "prev", "play", "pause", "next", "last", "speed", "step",
               "merge_table", "pair_counts", "corpus_now", "quiz", "your_guess", "reveal", "quiz_hidden", "quiz_right", "legend",
               "no_merge_yet", "all_done", "no_pair_left", "table_cols", "rows_window", "partial_flag", "showing_chars",
               "replay_counts", "click_row", "highlighting", "loading", "trace_cols", "start", "after_step", "no_more",
-              "seconds_per_step")
+              "seconds_per_step", "wp_cols", "ug_cols", "no_round_yet", "loglik_now", "wp_same", "wp_detail", "ug_start",
+              "ug_detail", "ug_final")
 
 
 @cache

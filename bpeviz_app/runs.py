@@ -132,3 +132,42 @@ def train_history(digest: str, settings: Settings, _source: sources.CorpusSource
 def trace_history(digest: str, settings: Settings, text: str, _source: sources.CorpusSource) -> dict:
     """An encoding trace as the player needs it (see steps.trace_history)."""
     return steps.trace_history(run(_source, settings), text)
+
+
+MIX_RUNS_KEPT = 8
+
+
+class MixRuns:
+    """Language-mix runs keyed by (weights, vocab size), the oldest dropped past MIX_RUNS_KEPT (our store, not
+    st.cache_resource, so that training can draw a progress bar)."""
+
+    def __init__(self) -> None:
+        self._runs: OrderedDict[tuple, object] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, weights: tuple[tuple[str, int], ...], vocab_size: int,
+            progress: Callable[[int, int], None] | None = None):  # -> bpeviz.mix.MixRun
+        from bpeviz import mix
+
+        key = (weights, vocab_size)
+        with self._lock:
+            found = self._runs.get(key)
+            if found is not None:
+                self._runs.move_to_end(key)
+                return found
+        run = mix.train_mix(dict(weights), vocab_size, progress=progress)
+        with self._lock:
+            self._runs[key] = run
+            while len(self._runs) > MIX_RUNS_KEPT:
+                self._runs.popitem(last=False)
+        return run
+
+
+@st.cache_resource
+def mix_runs() -> MixRuns:
+    return MixRuns()
+
+
+def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Callable[[int, int], None] | None = None):
+    """A tokenizer trained on a UDHR language mix (bpeviz.mix), one per mix and size, shared read-only by everyone."""
+    return mix_runs().get(weights, vocab_size, progress)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 import bpeviz
-from bpeviz import corpora, formats, pretokenize, render, rules
+from bpeviz import corpora, formats, mix, pretokenize, render, rules
 from bpeviz.records import Settings
 
 from .i18n import LANGUAGES, t
@@ -89,6 +89,13 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("count_rule", "overlapping", "count", choices=tuple(rules.COUNT_RULES)),
     Field("dialect", "", "dialect", choices=("", *rules.DIALECTS)),
     Field("step", 0, "step", low=0, high=MAX_STEP),
+    Field("alg_bpe_step", 0, "bstep", low=0, high=MAX_STEP),  # the Compare algorithms page's three players
+    Field("alg_wordpiece_step", 0, "wstep", low=0, high=MAX_STEP),
+    Field("alg_unigram_step", 0, "ustep", low=0, high=MAX_STEP),
+    Field("dropout_p", 0.1, "drop", low=0.0, high=0.9),  # the Encode page's BPE-dropout
+    Field("dropout_seed", 0, "seed", low=0, high=10**6),
+    Field("mix", "equal", "mix", choices=(*mix.PRESETS, "custom")),  # the Who pays? page
+    Field("mix_vocab", 4096, "mixv", choices=(1024, 2048, 4096, 8192)),
     Field("sentence", "o gato subiu no", "s"),
     Field("trace_step", MAX_STEP, low=0, high=MAX_STEP),  # a new sentence shows its whole trace; First steps back
     Field("speed", 1.0, choices=SPEEDS),

@@ -16,15 +16,59 @@ from bpeviz.reference_encodings import ENCODINGS
 from .i18n import t
 
 
-def chips(tokens: Sequence[tuple[int, str | bytes]], *, tok: bpeviz.Tokenizer | None = None, show_ids: bool = False,
-          highlight: int | None = None) -> None:
-    """Draw (id, token) pairs as coloured chips; byte-fallback and cut-character tokens flagged."""
+def token_info(token_id: int, token: str | bytes, tok=None, reference_name: str | None = None) -> str:
+    """The inspector's lines for one token: id, bytes in hex, and where it comes from (merge and parents, or rank)."""
+    data = token if isinstance(token, bytes) else to_bytes(token)
+    lines = [t("tip_id", id=token_id), t("tip_bytes", hex=render.hex_bytes(data) or "-")]
+    if tok is not None and tok.is_byte_fallback(token_id):
+        lines.append(t("tip_fallback"))
+    elif isinstance(tok, bpeviz.Tokenizer):
+        k = token_id - tok.n_base
+        merge = tok.merges[k] if 0 <= k < len(tok.merges) and tok.merges[k].id == token_id else None
+        lines.append(t("tip_merge", rank=merge.rank, left=render.show(merge.left), right=render.show(merge.right))
+                     if merge is not None else t("tip_base"))
+    elif reference_name is not None:
+        parents = reference_parents(reference_name, token_id)
+        lines.append(t("tip_rank", rank=token_id) + (" · " + t("tip_parents", left=render.show(parents[0]),
+                                                             right=render.show(parents[1])) if parents else ""))
+    if render.is_partial(token):
+        lines.append(t("tip_partial"))
+    return "\n".join(lines)
+
+
+@st.cache_data(max_entries=20_000, show_spinner=False)
+def reference_parents(name: str, token_id: int) -> tuple[bytes, bytes] | None:
+    """The two tokens a real tokenizer's token was merged from (tiktoken: the split its lower ranks make)."""
+    from bpeviz import formats
+
+    enc = reference(name)
+    parents = getattr(enc, "parents", None)
+    if parents is not None:
+        return parents(token_id)
+    ranks = getattr(enc, "_mergeable_ranks", None)
+    token = enc.decode_single_token_bytes(token_id)
+    if not ranks or len(token) < 2 or token not in ranks:
+        return None
+    return formats._split_by_lower_ranks(token, ranks[token], ranks)
+
+
+def chips(tokens: Sequence[tuple[int, str | bytes]], *, tok=None, show_ids: bool = False, highlight: int | None = None,
+          reference_name: str | None = None, marks: Sequence[bool] | None = None) -> None:
+    """Draw (id, token) pairs as coloured chips with the inspector; byte-fallback and cut-character tokens flagged.
+
+    The Encode page's toggles (session state) choose plain whitespace or marks, and the byte view.
+    """
+    ss = st.session_state
+    text_of = render.show if ss.get("show_whitespace", True) else render.plain_text
     items = [
-        render.Chip(render.show(token), token_id, partial=render.is_partial(token),
-                    fallback=bool(tok is not None and tok.is_byte_fallback(token_id)), highlight=token_id == highlight)
-        for token_id, token in tokens
+        render.Chip(text_of(token), token_id, partial=render.is_partial(token),
+                    fallback=bool(tok is not None and tok.is_byte_fallback(token_id)), highlight=token_id == highlight,
+                    info=token_info(token_id, token, tok, reference_name),
+                    hex=render.hex_bytes(token if isinstance(token, bytes) else to_bytes(token)),
+                    marked=bool(marks[k]) if marks is not None else False)
+        for k, (token_id, token) in enumerate(tokens)
     ]
-    st.markdown(render.chips_html(items, show_ids=show_ids), unsafe_allow_html=True)
+    st.markdown(render.chips_html(items, show_ids=show_ids, byte_view=bool(ss.get("byte_view"))), unsafe_allow_html=True)
     if any(chip.fallback for chip in items):
         st.caption(t("legend_fallback"))
     elif any(chip.partial for chip in items):
@@ -51,19 +95,24 @@ def reference_tokens(name: str, text: str) -> list[tuple[int, bytes]]:
     return [(i, enc.decode_single_token_bytes(i)) for i in enc.encode_ordinary(text)]
 
 
-def compare(text: str, tok: bpeviz.Tokenizer | None, *, label: str | None = None, show_table: bool = True) -> None:
-    """The text through the trained tokenizer (called `label`) and the real ones: chips with ids, then the numbers."""
+def compare(text: str, tok: bpeviz.Tokenizer | None, *, label: str | None = None, show_table: bool = True,
+            span: tuple[int, int] = (0, 0)) -> None:
+    """The text through the trained tokenizer (called `label`) and the real ones: chips with ids, then the numbers.
+
+    span: characters text[a:b] whose tokens are outlined in every row.
+    """
     rows = []
     if tok is not None:
         label = label or t("trained_here")
         ids = tok.encode_ordinary(text)
         st.markdown(f"**{label}** · {t('n_tokens_short', n=len(ids))}")
-        chips([(i, tok.token_of(i)) for i in ids], tok=tok, show_ids=True)
+        tokens = [(i, tok.token_of(i)) for i in ids]
+        chips(tokens, tok=tok, show_ids=True, marks=render.covering([tok.token_bytes(i) for i in ids], text, *span))
         rows.append((label, len(ids)))
     for name, encoding in ENCODINGS.items():
         tokens = reference_tokens(name, text)
         st.markdown(f"**{render.md(encoding.label)}** · {t('n_tokens_short', n=len(tokens))}")
-        chips(tokens, show_ids=True)
+        chips(tokens, show_ids=True, reference_name=name, marks=render.covering([b for _, b in tokens], text, *span))
         rows.append((encoding.label, len(tokens)))
     if show_table and text:
         words = metrics.count_words(text)

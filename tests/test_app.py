@@ -8,8 +8,8 @@ from app_helpers import merge_rows, new_app, pairs_before, plain, player_data, t
 
 from bpeviz import training as training_module
 
-PAGES = ["app_pages/train.py", "app_pages/encode.py", "app_pages/rules.py", "app_pages/charts.py", "app_pages/quirks.py",
-         "app_pages/files.py"]
+PAGES = ["app_pages/train.py", "app_pages/encode.py", "app_pages/rules.py", "app_pages/algorithms.py", "app_pages/charts.py",
+         "app_pages/languages.py", "app_pages/quirks.py", "app_pages/files.py"]
 XSS = "<img src=x onerror=alert(1)>"
 
 
@@ -118,12 +118,14 @@ def test_files_page_exports_and_refuses_clearly():
     assert not any("at level chars" in plain(c.value) for c in at.caption)
 
 
-@pytest.mark.parametrize("where", ["pasted", "sentence"])
+@pytest.mark.parametrize("where", ["pasted", "sentence", "tooltips"])
 def test_user_text_is_escaped(where):
     pasted = {"source": "paste", "pasted": f"o gato {XSS} no telhado", "vocab_size": 60}
-    state = pasted if where == "pasted" else {"sentence": XSS}
+    state = {"sentence": XSS} if where == "sentence" else pasted
+    if where == "tooltips":  # merges learned from hostile text, shown in the inspector of every chip
+        state = {**pasted, "pasted": f'o gato "{XSS} no telhado "{XSS}', "sentence": f'"{XSS}', "byte_view": True}
     at = new_app(**state)
-    if where == "sentence":
+    if where != "pasted":
         at.switch_page("app_pages/encode.py")
     at.run()
     if where == "pasted":
@@ -133,6 +135,11 @@ def test_user_text_is_escaped(where):
     html_out = " ".join(m.value for m in at.markdown)
     assert "<img" not in html_out  # our own HTML never has an img tag: any here came from the user
     assert "&lt;" in html_out  # the text is there, escaped
+    if where == "tooltips":
+        tips = re.findall(r'data-tip="([^"]*)"', html_out)
+        assert any("merge #" in tip and ("&lt;" in tip or "&gt;" in tip) for tip in tips)  # a learned token with < or >
+        assert 'data-tip=""' not in html_out and "onerror=" not in " ".join(re.findall(r"<span[^>]*>", html_out)).replace(
+            "onerror=alert", "")  # no attribute was broken out of
 
 
 @pytest.mark.parametrize(
@@ -248,8 +255,14 @@ def test_files_page_imports_and_encodes_with_a_prefix():
     at.slider(key="import_k").set_value(0).run()
     bare = [m.value for m in at.main.markdown if m.value.startswith('<div class="bpe-chips">')][-1]
     assert full.count("bpe-chip\"") < bare.count("bpe-chip\"") == len("The cat climbed onto the roof.")
-    at.file_uploader(key="import_file").set_value(("x.json", b'{"model": {"type": "WordPiece"}}', "application/json")).run()
-    assert any("not a Hugging Face BPE" in e.value for e in at.error)
+    at.file_uploader(key="import_file").set_value(("x.json", b'{"model": {"type": "WordLevel"}}', "application/json")).run()
+    assert any("not a Hugging Face tokenizer.json" in plain(e.value) for e in at.error)
+    wordpiece = bpeviz.train(corpora.corpus_text("english")[:20_000], vocab_size=300, algorithm="wordpiece")
+    at.file_uploader(key="import_file").set_value(("bert.json", formats.export(wordpiece, "hf"), "application/json")).run()
+    assert_clean(at)
+    assert any("a wordpiece tokenizer with 300 tokens" in plain(s.value) for s in at.success)
+    chips = [m.value for m in at.main.markdown if m.value.startswith('<div class="bpe-chips">')][-1]
+    assert "##" in chips
 
 
 def test_lesson_snapshot_round_trip():
@@ -349,3 +362,134 @@ def test_choosing_a_dialect_sets_its_rules_and_a_hand_change_leaves_it():
     assert player_data(at)["history"]["level"] == "bytes"
     at.radio(key="tie_break").set_value("first").run()
     assert at.session_state["dialect"] == "" and any("you changed one of its rules" in plain(i.value) for i in at.info)
+
+
+def test_the_count_rule_of_the_sidebar_reaches_the_trainer():
+    at = new_app(source="paste", pasted="aaaaaaa aaaaa aaa", vocab_size=5, pretokenizer="none").run()
+    assert merge_rows(player_data(at)["history"])[0] == (1, "a + a → aa", 12)
+    at.radio(key="count_rule").set_value("nonoverlapping").run()
+    assert merge_rows(player_data(at)["history"])[0] == (1, "a + a → aa", 6)  # three a a in aaaaaaa, two in aaaaa, one in aaa
+
+
+def test_the_algorithms_page_steps_three_runs_and_names_where_they_part():
+    at = new_app()
+    at.switch_page("app_pages/algorithms.py").run()
+    assert_clean(at)
+    (found,) = [plain(i.value).replace("`", "") for i in at.info if "Step 1:" in plain(i.value)]
+    assert "BPE takes ␣ + n, the most frequent pair (count 7" in found and "WordPiece takes f + á (count 2, score 0.333)" in found
+    assert "They part at the very first merge." in found
+    wordpiece = player_data(at, "player_alg_wordpiece")
+    first = wordpiece["history"]["rows"][0]
+    assert first[1:6] == ["##f", "##á", "##fá", 2, 0.333333] and first[6:9] == ["␣", "##n", 7]
+    bpe = player_data(at, "player_alg_bpe")["history"]
+    assert bpe["n"] == 41
+    unigram = player_data(at, "player_alg_unigram")
+    assert unigram["history"]["final"] < 64 and any("Unigram kept" in plain(i.value) for i in at.info)
+    at.session_state["alg_wordpiece_step"] = 3  # as the browser reports it
+    at.run()
+    assert player_data(at, "player_alg_wordpiece")["step"] == 3 and at.query_params["wstep"] == "3"
+    summary = at.dataframe[0].value
+    assert list(summary["algorithm"]) == ["BPE", "WordPiece", "Unigram"] and summary["vocab size"].iloc[0] == 64
+    # each run's corpus length once trained
+    assert summary["tokens"].iloc[0] == bpe["merges"][-1][3] and summary["tokens"].iloc[1] == wordpiece["history"]["rows"][-1][10]
+
+
+def test_the_algorithms_page_segments_a_sentence_with_unigram_alternatives():
+    at = new_app(source="shipped", corpus="english", vocab_size=400)
+    at.switch_page("app_pages/algorithms.py").run()
+    assert_clean(at)
+    assert "Unigram kept" not in " ".join(i.value for i in at.info)
+    unigram = player_data(at, "player_alg_unigram")["history"]
+    assert unigram["n"] >= 2 and unigram["rows"][-1][2] <= 440
+    at.text_area(key="sentence").set_value("the rabbit hole").run()
+    texts = ["".join(re.findall(r">([^<]*)<", re.sub(r"<sub.*?</sub>", "", c))) for c in html_blocks(at, "bpe-chips")]
+    spelled = [x.replace("␣", " ").replace("##", "") for x in texts]
+    assert spelled.count("the rabbit hole") == 3  # one row of chips per algorithm
+    nbest = at.dataframe[1].value
+    probabilities = [float(p[:-1]) / 100 if p.endswith("%") else float(p) for p in nbest["probability"]]
+    assert len(nbest) == 5 and probabilities == sorted(probabilities, reverse=True) and sum(probabilities) <= 1.005
+    overlap = at.dataframe[2].value
+    assert list(overlap.columns) == ["only BPE", "only WordPiece", "only Unigram"]
+
+
+def test_the_algorithms_page_needs_text_not_replayed_merges():
+    at = new_app(source="gpt2")
+    at.switch_page("app_pages/algorithms.py").run()
+    assert_clean(at)
+    assert any("train on text" in i.value for i in at.info)
+
+
+def comparison_rows(at) -> list[str]:
+    """The chip rows of the Encode page's comparison: trained here, then the five real tokenizers."""
+    blocks = [m.value for m in at.markdown if m.value.startswith('<div class="bpe-chips">')]
+    return blocks[1:7]  # the first is the final tokens; the sidebar's split preview comes last
+
+
+def test_the_inspector_outlines_a_span_in_every_row_and_shows_bytes():
+    at = new_app(sentence="o gato çã")
+    at.switch_page("app_pages/encode.py").run()
+    assert_clean(at)
+    assert all("bpe-marked" not in r for r in comparison_rows(at))
+    at.slider[0].set_value((2, 6)).run()  # "gato"
+    rows = comparison_rows(at)
+    assert len(rows) == 6
+    for row in rows:
+        marked = re.findall(r'class="[^"]*bpe-marked[^"]*"[^>]*>([^<]*)<', row)
+        assert "".join(marked).replace("␣", " ").strip() == "gato", marked
+    tips = re.findall(r'data-tip="([^"]*)"', rows[0])
+    assert any(tip.startswith("id ") and "bytes 20 67" in tip and "merge #" in tip for tip in tips)
+    assert any("c3" in tip for tip in re.findall(r'data-tip="([^"]*)"', rows[2]))  # cl100k's bytes of ç
+    assert any("made from" in tip for tip in re.findall(r'data-tip="([^"]*)"', rows[2]))  # a real token's two parents
+    assert all('tabindex="0"' in chip for chip in re.findall(r'<span class="bpe-chip[^>]*>', rows[1]))  # keyboard reaches each
+    at.toggle(key="byte_view").set_value(True).run()
+    shown = re.findall(r'<span class="bpe-bytes">([^<]*)</span>', " ".join(comparison_rows(at)))
+    assert len(shown) >= 6 * 4 and any("c3 a7" in b for b in shown)  # ç's two bytes under its token
+    at.toggle(key="show_whitespace").set_value(False).run()
+    labels = re.findall(r'>([^<]*)<sub', comparison_rows(at)[1])  # the chips' own text, not their tooltips
+    assert " g" in labels and not any("␣" in label for label in labels)  # GPT-2: ␣g ato
+
+
+def test_who_pays_trains_the_mix_and_shows_who_won_the_merges():
+    at = new_app()
+    at.switch_page("app_pages/languages.py").run()
+    assert_clean(at)
+    assert at.session_state["mix"] == "equal" and at.session_state["mix_vocab"] == 4096
+    first = at.dataframe[0].value
+    assert len(first) == 26 and first["merges won"].sum() <= 4096 - 256
+    at.radio(key="mix").set_value("portuguese").run()
+    assert_clean(at)
+    assert at.query_params["mix"] == "portuguese"
+    table = at.dataframe[0].value
+    assert list(table["language"]) == ["Portuguese (BR)"] and table["merges won"].iloc[0] > 0
+    assert any("ran out of pairs" in i.value for i in at.info)  # five articles of one language are little text
+    at.radio(key="mix").set_value("custom").run()
+    assert any("Pick at least one language" in i.value for i in at.info)
+    at.multiselect(key="mix_custom").set_value(["en", "pt"]).run()
+    assert_clean(at)
+    assert set(at.dataframe[0].value["language"]) == {"English", "Portuguese (BR)"}
+
+
+def test_the_language_chart_never_draws_the_toy_as_the_trained_tokenizer():
+    at = new_app()
+    at.switch_page("app_pages/charts.py").run()
+    series = [c.value for c in at.caption if c.value.startswith("Series")]
+    assert len(series) == 1 and "UDHR, 26 languages equal, 4,096" in plain(series[0]) and "Toy" not in series[0]
+    at = new_app(source="shipped", corpus="english", vocab_size=512, level="bytes")
+    at.switch_page("app_pages/charts.py").run()
+    assert any("bpeviz: English prose" in plain(c.value) for c in at.caption if c.value.startswith("Series"))
+
+
+def test_dropout_on_the_encode_page_is_seeded_and_zero_is_the_encoding():
+    at = new_app(sentence="o gato subiu no telhado e o cão dormiu no chão", dropout_p=0.5, dropout_seed=3)
+    at.switch_page("app_pages/encode.py").run()
+    assert_clean(at)
+    (result,) = [c.value for c in at.caption if "tokens with dropout" in c.value]
+    again = new_app(sentence="o gato subiu no telhado e o cão dormiu no chão", dropout_p=0.5, dropout_seed=3)
+    again.switch_page("app_pages/encode.py").run()
+    assert [c.value for c in again.caption if "tokens with dropout" in c.value] == [result]  # same seed, same sample
+    skipped = int(re.search(r"(\d+) merges? skipped", result).group(1))
+    assert skipped > 0 and at.query_params["drop"] == "0.5" and at.query_params["seed"] == "3"
+    at.slider(key="dropout_p").set_value(0.0).run()
+    (result,) = [c.value for c in at.caption if "tokens with dropout" in c.value]
+    tokens, usual = map(int, re.match(r"(\d+) tokens with dropout \((\d+) without\)", result).groups())
+    assert tokens == usual and "0 merges skipped" in result

@@ -4,7 +4,7 @@ import pytest
 from browser_helpers import assert_no_errors, open_app, truncated_controls
 from conftest import shot
 
-PAGES = ["", "/encode", "/rules", "/charts", "/quirks", "/files"]
+PAGES = ["", "/encode", "/rules", "/algorithms", "/charts", "/languages", "/quirks", "/files"]
 CAPTION_SIZE = "parseFloat(getComputedStyle(document.querySelector('[data-testid=\"stCaptionContainer\"] p')).fontSize)"
 
 

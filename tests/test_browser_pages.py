@@ -230,3 +230,101 @@ def test_the_rules_page_in_english_and_portuguese(app_url, page):
 def assert_no_errors_but_the_verdict(pg):
     body = pg.inner_text("body")
     assert pg.locator('[data-testid="stException"]').count() == 0 and "Traceback" not in body
+
+
+def test_algorithms_page_steps_wordpiece_and_unigram(app_url, page):
+    open_app(page, app_url, "/algorithms")
+    wait_text(page, "Where BPE and WordPiece part ways")
+    assert "WordPiece takes f + á (count 2, score 0.333)" in page.inner_text("body").replace("`", "")
+    page.get_by_role("tab", name="WordPiece").click()
+    page.locator('[data-testid="stMain"] .bpe-player:visible').get_by_role("button", name="Next ▶").click()
+    page.wait_for_function("document.querySelectorAll('#wordpiece-table tbody tr').length === 1")
+    assert "##f + ##á → ##fá" in page.locator("#wordpiece-table tbody tr").first.inner_text()
+    detail = page.locator('[data-testid="bpe-detail"]:visible').inner_text()
+    assert "WordPiece takes ##f + ##á" in detail and "BPE would take ␣ + ##n (count 7" in detail
+    page.keyboard.press("n")
+    page.wait_for_function("document.querySelectorAll('#wordpiece-table tbody tr').length === 2")
+    assert_no_errors(page)
+    shot(page, "algorithms-wordpiece")
+    open_app(page, app_url, "/algorithms?corpus=english&vocab=400&lang=pt")
+    wait_text(page, "Onde BPE e WordPiece se separam")
+    page.get_by_role("tab", name="Unigram").click()
+    page.locator('[data-testid="stMain"] .bpe-player:visible').get_by_role("button", name="Fim »").click()
+    page.wait_for_function("document.querySelectorAll('#unigram-table tbody tr').length >= 2")
+    assert "Rodada" in page.locator('[data-testid="bpe-detail"]:visible').inner_text()
+    assert_no_errors(page)
+    shot(page, "algorithms-unigram-pt")
+    page.get_by_text("Uma frase, três tokenizadores").scroll_into_view_if_needed()
+    shot(page, "algorithms-sentence-pt")
+
+
+def test_the_token_inspector_on_hover_and_keyboard_and_a_files_count(app_url, page, tmp_path):
+    open_app(page, app_url, "/encode")
+    set_textarea(page, "Sentence to encode", "o gato çã")
+    wait_text(page, "DeepSeek V4 ·")
+    chip = page.locator('[data-testid="stMain"] .bpe-chips').nth(2).locator(".bpe-chip").nth(1)  # GPT-2: ␣g
+    chip.hover()
+    tip = chip.evaluate("c => getComputedStyle(c, '::after').content")
+    assert "bytes 20 67" in tip and "rank 308" in tip
+    shot(page, "encode-inspector-hover")
+    page.locator("h1").click()
+    for _ in range(60):  # Tab along the page until a chip takes the focus: the keyboard reaches every token
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('bpe-chip')"):
+            break
+    focused = page.evaluate("getComputedStyle(document.activeElement, '::after').content")
+    assert focused.startswith('"id ')
+    page.get_by_text("Byte view").click()
+    page.wait_for_selector(".bpe-bytes")
+    assert "c3 a7" in page.inner_text('[data-testid="stMain"]')
+    end = page.locator('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]').last  # the span's end handle
+    end.focus()
+    for _ in range(6):  # the handles move with the arrow keys: characters 0 to 6, "o gato"
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.querySelectorAll('.bpe-marked').length >= 6 * 2")
+    wait_idle(page)
+    page.locator(".bpe-marked").first.scroll_into_view_if_needed()
+    shot(page, "encode-span")
+    text = tmp_path / "notes.txt"
+    text.write_text("olá mundo " * 500, encoding="utf-8")
+    page.locator('[data-testid="stMain"] input[type="file"]').last.set_input_files(str(text))
+    wait_text(page, "Tokens of notes.txt")
+    wait_idle(page)
+    body = page.inner_text('[data-testid="stMain"]')
+    assert "Qwen3.5 / 3.6" in body and "5,000" in body  # characters
+    assert_no_errors(page)
+    page.get_by_text("Tokens of notes.txt").scroll_into_view_if_needed()
+    shot(page, "encode-file-count")
+    open_app(page, app_url, "/encode?lang=pt&s=o%20gato")
+    wait_text(page, "Mostrar espaços e caracteres de controle")
+    page.locator('[data-testid="stMain"] .bpe-chips').nth(2).locator(".bpe-chip").nth(1).hover()
+    shot(page, "encode-inspector-pt")
+
+
+def test_who_pays_charts_the_premium_and_the_merges_each_language_won(app_url, page):
+    open_app(page, app_url, "/languages")
+    page.wait_for_function("document.querySelectorAll('.vega-embed').length >= 2", timeout=60_000)
+    wait_idle(page, 60)
+    page.wait_for_timeout(1500)
+    assert chart_marks(page, 0) >= 26 * 6  # 26 languages x (this mix + five real tokenizers)
+    assert_no_errors(page)
+    shot(page, "who-pays")
+    page.locator(".vega-embed").nth(1).scroll_into_view_if_needed()
+    shot(page, "who-pays-wins")
+    open_app(page, app_url, "/languages?mix=portuguese&lang=pt")
+    wait_text(page, "Quem paga mais tokens pelos mesmos artigos")
+    wait_idle(page, 60)
+    assert "ficou sem pares" in page.inner_text('[data-testid="stMain"]')
+    shot(page, "who-pays-pt")
+
+
+def test_dropout_in_the_browser(app_url, page):
+    open_app(page, app_url, "/encode?drop=0.4&seed=2&s=o%20gato%20subiu%20no%20telhado")
+    wait_text(page, "tokens with dropout")
+    page.get_by_text("Many segmentations: BPE-dropout and Unigram sampling").scroll_into_view_if_needed()
+    page.wait_for_function("document.querySelectorAll('.vega-embed').length >= 2", timeout=60_000)
+    wait_idle(page)
+    body = page.inner_text('[data-testid="stMain"]')
+    assert "BPE-dropout ·" in body and "Unigram sampling" in body
+    assert_no_errors(page)
+    shot(page, "encode-dropout")

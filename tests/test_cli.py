@@ -116,3 +116,50 @@ def test_train_takes_a_counting_rule_and_a_dialect(toy_file):
     assert out.returncode == 0 and json.loads(out.stdout.splitlines()[0])["token"] == " o"  # every word keeps its space
     runs = run("train", str(toy_file), "--vocab-size", "30", "--level", "chars", "--count-rule", "nonoverlapping")
     assert runs.returncode == 0 and runs.stdout.startswith("merge   1:")
+
+
+def test_wordpiece_from_the_command_line_shows_scores_and_what_bpe_would_take(toy_file, tmp_path):
+    saved = str(tmp_path / "wp.json")
+    out = run("train", str(toy_file), "--lines", "--algorithm", "wordpiece", "--vocab-size", "40", "-o", saved)
+    assert out.returncode == 0, out.stderr
+    first = out.stdout.splitlines()[0]
+    assert first.startswith("merge   1: ##f + ##á") and "score 0.333" in first and "BPE would take ␣ + ##n, 7 times" in first
+    as_json = run("train", str(toy_file), "--lines", "--algorithm", "wordpiece", "--vocab-size", "30", "--json")
+    row = json.loads(as_json.stdout.splitlines()[0])
+    assert (row["token"], row["count"]) == ("##fá", 2) and abs(row["score"] - 1 / 3) < 1e-12
+    encoded = run("encode", "--tokenizer", str(tmp_path / "wp.json"), "o gato")
+    assert encoded.returncode == 0 and encoded.stdout.splitlines()[0] == "o ␣ ##gat ##o"  # 40 tokens: "##gato" not yet
+    traced = run("encode", "--tokenizer", str(tmp_path / "wp.json"), "--trace", "o gato")
+    assert traced.returncode == 2 and "replays BPE merges; this is a wordpiece tokenizer" in traced.stderr
+
+
+def test_unigram_from_the_command_line_logs_its_rounds_and_exports_for_hf(tmp_path):
+    path = tmp_path / "alice.txt"
+    path.write_text(corpora.corpus_text("english")[:60_000], encoding="utf-8")
+    out = run("train", str(path), "--lines", "--algorithm", "unigram", "--vocab-size", "300", "-o", str(tmp_path / "ug.json"))
+    assert out.returncode == 0, out.stderr
+    rounds = [line for line in out.stderr.splitlines() if line.startswith("round")]
+    assert len(rounds) >= 2 and re.match(r"round  1: [\d,]+ -> [\d,]+ pieces, log-likelihood -[\d,]+", rounds[0])
+    pieces = out.stdout.splitlines()
+    assert len(pieces) == 300 and pieces[0].startswith("piece    0: ")
+    exported = run("export", str(tmp_path / "ug.json"), "--format", "hf", "-o", str(tmp_path / "tokenizer.json"))
+    assert exported.returncode == 0, exported.stderr
+    tokenizers = pytest.importorskip("tokenizers")
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    import bpeviz
+
+    tok = bpeviz.load(tmp_path / "ug.json")
+    assert hf.encode("Alice was beginning to get very tired", add_special_tokens=False).ids == tok.encode(
+        "Alice was beginning to get very tired")
+    refused = run("export", str(tmp_path / "ug.json"), "--format", "tiktoken")
+    assert refused.returncode == 2 and "holds BPE merges; this is a unigram tokenizer" in refused.stderr
+
+
+def test_other_algorithms_refuse_bpe_settings_in_one_line(toy_file):
+    out = run("train", str(toy_file), "--algorithm", "unigram", "--level", "bytes", "--vocab-size", "40")
+    assert out.returncode == 2
+    assert out.stderr.strip() == "bpeviz: error: unigram works on characters here (with byte fallback); use level 'chars'."
+    out = run("train", str(toy_file), "--algorithm", "wordpiece", "--tie-break", "smallest", "--vocab-size", "40")
+    assert out.returncode == 2 and "tie_break are rules of BPE training; wordpiece has its own" in out.stderr
+    out = run("train", str(toy_file), "--algorithm", "wordpiece", "--vocab-size", "5")
+    assert out.returncode == 2 and "smaller than the" in out.stderr and "starting pieces" in out.stderr

@@ -69,7 +69,8 @@ function installKeys() {
 }
 
 class Player {
-  constructor(root, history, data, setStateValue) {
+  constructor(root, history, data, setStateValue, kind) {
+    this.kind = kind;
     this.root = root;
     this.history = history;
     this.digest = data.digest;
@@ -475,6 +476,73 @@ class TracePlayer extends Player {
   }
 }
 
+class TablePlayer extends Player {
+  // WordPiece merges or Unigram pruning rounds: a table that grows a row per step, and the step explained
+  steps() {
+    return this.history.n;
+  }
+
+  draw() {
+    const L = this.labels;
+    const h = this.history;
+    const wordpiece = this.kind === "wordpiece";
+    const cols = (wordpiece ? L.wp_cols : L.ug_cols).split("|");
+    const head = el("tr", {}, ...cols.map((c) => el("th", { text: c })));
+    const body = el("tbody");
+    const first = Math.max(1, this.step - 199);
+    for (let k = first; k <= this.step; k++) {
+      const r = h.rows[k - 1];
+      const cells = wordpiece
+        ? [String(r[0]), `${r[1]} + ${r[2]} → ${r[3]}`, number(r[4]), r[5].toPrecision(3), `${r[6]} + ${r[7]} (${number(r[8])})`]
+        : [String(r[0]), `${number(r[1])} → ${number(r[2])}`, number(Math.round(r[3])), number(r[4]), r[5].slice(0, 8).join("  ")];
+      const row = el("tr", { class: k === this.step ? "bpe-row-hl" : "" }, ...cells.map((c) => el("td", { text: c })));
+      if (wordpiece && (r[1] !== r[6] || r[2] !== r[7])) row.classList.add("bpe-row-differs");
+      body.append(row);
+    }
+    const id = wordpiece ? "wordpiece-table" : "unigram-table";
+    const scroll = el("div", { class: "bpe-scroll" }, el("table", { class: "bpe-table", id }, el("thead", {}, head), body));
+    this.body.replaceChildren(this.metrics(), this.step ? scroll : el("p", { class: "bpe-caption", text: wordpiece ? L.no_merge_yet : L.no_round_yet }),
+                              el("p", { class: "bpe-caption", "data-testid": "bpe-detail", text: this.detail() }));
+    keepInView(scroll);
+  }
+
+  metrics() {
+    const L = this.labels;
+    const h = this.history;
+    const r = this.step ? h.rows[this.step - 1] : null;
+    const card = (label, value) => el("div", { class: "bpe-metric" }, el("div", { class: "bpe-metric-label", text: label }),
+                                       el("div", { class: "bpe-metric-value", text: value }));
+    const cards = [];
+    if (this.kind === "wordpiece") {
+      const tokens = r ? r[10] : h.corpusTokens;
+      cards.push(card(L.tokens_now, number(tokens)));
+      if (tokens) cards.push(card(L.bpt_now, (h.corpusBytes / tokens).toFixed(2)));
+      cards.push(card(L.vocab_now, number(h.base + this.step)));
+    } else {
+      cards.push(card(L.vocab_now, number(r ? r[2] : h.start)));
+      if (r) cards.push(card(L.loglik_now, number(Math.round(r[3]))));
+    }
+    return el("div", { class: "bpe-metrics", "data-testid": "bpe-metrics" }, ...cards);
+  }
+
+  detail() {
+    const L = this.labels;
+    const h = this.history;
+    if (this.kind === "wordpiece") {
+      if (!this.step) return "";
+      const r = h.rows[this.step - 1];
+      const same = r[1] === r[6] && r[2] === r[7];
+      return fmt(same ? L.wp_same : L.wp_detail, { wp: `${r[1]} + ${r[2]}`, count: number(r[4]), score: r[5].toPrecision(3),
+                                                   bpe: `${r[6]} + ${r[7]}`, bcount: number(r[8]), bscore: r[9].toPrecision(3) });
+    }
+    if (!this.step) return fmt(L.ug_start, { n: number(h.start), final: number(h.final) });
+    const r = h.rows[this.step - 1];
+    const last = this.step === this.n ? " · " + fmt(L.ug_final, { final: number(h.final) }) : "";
+    return fmt(L.ug_detail, { round: r[0], before: number(r[1]), after: number(r[2]), pruned: r[5].slice(0, 12).join("  "),
+                              n: number(r[6]) }) + last;
+  }
+}
+
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
   const root = parentElement.querySelector(".bpe-player");
@@ -490,9 +558,8 @@ export default function (component) {
   if (!player || player.digest !== data.digest || player.kind !== data.kind) {
     player?.stop();
     if (player) PLAYERS.delete(player);
-    player = root.__player = data.kind === "trace" ? new TracePlayer(root, history, data, setStateValue)
-                                                   : new TrainPlayer(root, history, data, setStateValue);
-    player.kind = data.kind;
+    const Kind = { trace: TracePlayer, wordpiece: TablePlayer, unigram: TablePlayer }[data.kind] ?? TrainPlayer;
+    player = root.__player = new Kind(root, history, data, setStateValue, data.kind);
   }
   player.receive(data);
   PLAYERS.add(player);

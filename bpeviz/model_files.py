@@ -1,0 +1,250 @@
+"""WordPiece and Unigram tokenizers in files: bpeviz JSON (lossless) and Hugging Face tokenizer.json, both ways.
+
+`formats.py` hands these over by the tokenizer's algorithm. An HF export keeps bpeviz's ids:
+WordPiece's `[UNK]` and Unigram's byte pieces `<0xNN>` get ids after bpeviz's own byte-fallback
+range (WordPiece) or exactly on it (Unigram), so `tokenizers` gives the ids `tok.encode` gives
+on every text WordPiece can spell (HF's WordPiece writes `[UNK]` for a whole word where bpeviz
+falls back to bytes). Imported files (BERT- and T5-style) encode for comparison: their
+normalizer (lowercasing, accents) is not replayed; give text as the model expects it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from . import pretokenize
+from .records import ENDOFTEXT, PruneRound, Settings, WordPieceMerge
+from .tokenizer import TokenizerBase
+from .unigram import UnigramTokenizer
+from .wordpiece import BERT_SPLIT, CONTINUATION, WordPieceTokenizer, parse, spell
+
+UNK = "[UNK]"
+META = "\u2581"  # SentencePiece's ▁, which HF's Metaspace puts for a space
+
+
+def _cut(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _int(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{what} must be a whole number ≥ 0, not {_cut(value)}.")
+    return value
+
+
+def _num(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ValueError(f"{what} must be a number, not {_cut(value)}.")
+    return float(value)
+
+
+def _list(value: object, what: str) -> list:
+    if not isinstance(value, list):
+        raise ValueError(f"{what} must be a list, not {_cut(value)}.")
+    return value
+
+
+# -- bpeviz JSON ---------------------------------------------------------------------------------
+
+
+def to_dict(tok: TokenizerBase) -> dict:
+    """A WordPiece or Unigram tokenizer as JSON-ready data (lossless)."""
+    head = {"settings": asdict(tok.settings), "corpus_bytes": tok.corpus_bytes,  # type: ignore[attr-defined]
+            "corpus_tokens": tok.corpus_tokens, "special_tokens": list(tok.special_tokens)}  # type: ignore[attr-defined]
+    if isinstance(tok, WordPieceTokenizer):
+        return {**head, "alphabet": list(tok.alphabet), "merges": [
+            {"rank": m.rank, "left_id": m.left_id, "right_id": m.right_id, "id": m.id, "count": m.count, "score": m.score,
+             "left_count": m.left_count, "right_count": m.right_count, "tokens_after": m.tokens_after,
+             "top": [list(t) for t in m.top], "most_frequent": list(m.most_frequent) if m.most_frequent else None}
+            for m in tok.merges]}
+    if isinstance(tok, UnigramTokenizer):
+        return {**head, "pieces": [list(p) for p in tok.scored], "rounds": [asdict(r) for r in tok.rounds]}
+    raise ValueError(f"Not a WordPiece or Unigram tokenizer: {type(tok).__name__}.")
+
+
+def _scored_pair(row: object, what: str) -> tuple[str, str, int, float]:
+    if not isinstance(row, list) or len(row) != 4 or not all(isinstance(x, str) for x in row[:2]):
+        raise ValueError(f"{what} must be [left, right, count, score], not {_cut(row)}.")
+    return row[0], row[1], _int(row[2], what), _num(row[3], what)
+
+
+def _wordpiece_from(data: dict, settings: Settings, details: dict) -> WordPieceTokenizer:
+    alphabet = _list(data.get("alphabet"), "\"alphabet\"")
+    if not all(isinstance(s, str) and s for s in alphabet) or len(set(alphabet)) != len(alphabet):
+        raise ValueError("\"alphabet\" must list distinct non-empty tokens.")
+    keys = {i: parse(s) for i, s in enumerate(alphabet)}
+    known = {k: i for i, k in keys.items()}
+    merges = []
+    for k, entry in enumerate(_list(data.get("merges"), "\"merges\"")):
+        what = f"merge {k + 1}"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{what} must be an object, not {_cut(entry)}.")
+        left, right, new = (_int(entry.get(f), f"{what}'s {f}") for f in ("left_id", "right_id", "id"))
+        if left not in keys or right not in keys or not keys[right][0]:
+            raise ValueError(f"{what} joins ids {left} and {right}: both must exist and the right one must continue a word.")
+        key = (keys[left][0], keys[left][1] + keys[right][1])
+        expected = known.get(key, len(keys))
+        if new != expected:
+            raise ValueError(f"{what} must make id {expected}, not {new}.")
+        keys[new] = key
+        known.setdefault(key, new)
+        top = tuple(_scored_pair(row, f"{what}'s top pairs") for row in _list(entry.get("top", []), f"{what}'s top"))
+        frequent = entry.get("most_frequent")
+        merges.append(WordPieceMerge(
+            k + 1, spell(keys[left]), spell(keys[right]), spell(key), _int(entry.get("count", 0), f"{what}'s count"),
+            _num(entry.get("score", 0.0), f"{what}'s score"), new, left, right,
+            _int(entry.get("left_count", 0), f"{what}'s left_count"), _int(entry.get("right_count", 0), f"{what}'s right_count"),
+            _int(entry.get("tokens_after", 0), f"{what}'s tokens_after"), top,
+            _scored_pair(frequent, f"{what}'s most_frequent") if frequent is not None else None))
+    return WordPieceTokenizer(settings=settings, alphabet=alphabet, merges=merges, **details)
+
+
+def _unigram_from(data: dict, settings: Settings, details: dict) -> UnigramTokenizer:
+    pieces = []
+    for row in _list(data.get("pieces"), "\"pieces\""):
+        if not isinstance(row, list) or len(row) != 2 or not isinstance(row[0], str) or not row[0]:
+            raise ValueError(f"Each piece must be [text, score], not {_cut(row)}.")
+        pieces.append((row[0], _num(row[1], f"the score of {_cut(row[0])}")))
+    if len({p for p, _ in pieces}) != len(pieces):
+        raise ValueError("\"pieces\" repeat a piece; list each once.")
+    rounds = []
+    for entry in _list(data.get("rounds", []), "\"rounds\""):
+        if not isinstance(entry, dict):
+            raise ValueError(f"A round must be an object, not {_cut(entry)}.")
+        pruned = _list(entry.get("pruned", []), "a round's pruned pieces")
+        rounds.append(PruneRound(
+            _int(entry.get("round"), "a round's number"), _int(entry.get("vocab_before"), "vocab_before"),
+            _int(entry.get("vocab_after"), "vocab_after"), _num(entry.get("log_likelihood"), "log_likelihood"),
+            _int(entry.get("tokens", 0), "a round's tokens"), tuple(str(p) for p in pruned)))
+    return UnigramTokenizer(settings=settings, pieces=pieces, rounds=rounds, **details)
+
+
+def from_dict(data: dict, settings: Settings) -> TokenizerBase:
+    """A WordPiece or Unigram tokenizer from bpeviz JSON data (formats.from_dict checked the header and settings)."""
+    specials = _list(data.get("special_tokens", [ENDOFTEXT]), "\"special_tokens\"")
+    details = {"corpus_bytes": _int(data.get("corpus_bytes", 0), "\"corpus_bytes\""),
+               "corpus_tokens": _int(data.get("corpus_tokens", 0), "\"corpus_tokens\""), "special_tokens": specials}
+    if settings.level != "chars":
+        raise ValueError(f"a {settings.algorithm} tokenizer works on characters (\"level\": \"chars\").")
+    if settings.algorithm == "wordpiece":
+        return _wordpiece_from(data, settings, details)
+    return _unigram_from(data, settings, details)
+
+
+# -- Hugging Face tokenizer.json -----------------------------------------------------------------
+
+
+def _added(tok: TokenizerBase, extra: dict[str, int]) -> list[dict]:
+    specials = {**tok.special_tokens, **extra}
+    return [{"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+             "special": True} for s, i in sorted(specials.items(), key=lambda x: x[1])]
+
+
+def _split(pattern: str) -> dict:
+    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+
+
+def hf_json(tok: TokenizerBase, pattern: str, refuse: type[Exception] = ValueError) -> dict:
+    """tokenizer.json for a WordPiece or Unigram tokenizer split with pattern (formats.split_pattern checked it)."""
+    body = {"version": "1.0", "truncation": None, "padding": None, "normalizer": None,
+            "pre_tokenizer": _split(pattern), "post_processor": None}
+    if isinstance(tok, WordPieceTokenizer):
+        vocab: dict[str, int] = {}
+        for i, token in tok.vocab.items():
+            if vocab.setdefault(token, i) != i:  # type: ignore[arg-type]
+                raise refuse(f"Two tokens are both spelled {_cut(token)} (one starts a word with '##', the other "
+                             "continues one); tokenizer.json keys tokens by spelling, so it cannot hold both.")
+        unk_id = tok.byte_fallback_start + 256
+        vocab.update(tok.special_tokens)  # HF numbers an added token after the vocab unless the vocab holds it
+        vocab[UNK] = unk_id
+        return {**body, "added_tokens": _added(tok, {UNK: unk_id}),
+                "decoder": {"type": "WordPiece", "prefix": CONTINUATION, "cleanup": False},
+                "model": {"type": "WordPiece", "unk_token": UNK, "continuing_subword_prefix": CONTINUATION,
+                          "max_input_chars_per_word": 1_000_000, "vocab": vocab}}
+    if isinstance(tok, UnigramTokenizer):
+        # ids: the pieces, the special tokens, then the 256 byte pieces exactly where bpeviz's byte fallback is
+        # the extra entries take the worst piece's score, so HF's penalty for an unknown character equals bpeviz's
+        # (a text that spells one, "<0x41>", with characters the model does not know, is read as that entry by HF)
+        low = min((s for _, s in tok.scored), default=0.0)
+        pieces = [[p, s] for p, s in tok.scored] + [[s, low] for s in tok.special_tokens]
+        pieces += [[f"<0x{b:02X}>", low] for b in range(256)] + [[UNK, low]]
+        decoder: list[dict] = [{"type": "ByteFallback"}, {"type": "Fuse"}]
+        if tok.settings.dummy_prefix:  # SentencePiece style ("spaces" split): HF's Metaspace, spaces written as ▁
+            if not pieces or any(META in p for p, _ in tok.scored):
+                raise refuse(f"A piece holds {META!r}, which HF's Metaspace reads as a space; the export would differ.")
+            for row in pieces[:len(tok.scored)]:
+                row[0] = row[0].replace(" ", META)
+            metaspace = {"type": "Metaspace", "replacement": META, "prepend_scheme": "first", "split": True}
+            body["pre_tokenizer"] = metaspace
+            decoder = [{"type": "Replace", "pattern": {"String": META}, "content": " "}, {"type": "ByteFallback"},
+                       {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]
+        return {**body, "added_tokens": _added(tok, {}), "decoder": {"type": "Sequence", "decoders": decoder},
+                "model": {"type": "Unigram", "unk_id": len(pieces) - 1, "vocab": pieces, "byte_fallback": True}}
+    raise refuse(f"Not a WordPiece or Unigram tokenizer: {type(tok).__name__}.")
+
+
+def _pattern_of(pre: object) -> str | None:
+    """The split regex of a tokenizer.json pre_tokenizer bpeviz can replay: a Split, BERT's, or none."""
+    if pre is None:
+        return None
+    if not isinstance(pre, dict):
+        raise ValueError(f"pre_tokenizer {_cut(pre)} is not understood.")
+    if pre.get("type") == "Sequence" and len(pre.get("pretokenizers") or []) == 1:
+        return _pattern_of(pre["pretokenizers"][0])
+    if pre.get("type") == "Split" and isinstance(pre.get("pattern"), dict) and "Regex" in pre["pattern"]:
+        return str(pre["pattern"]["Regex"])
+    if pre.get("type") in ("BertPreTokenizer", "Whitespace"):
+        return BERT_SPLIT
+    if pre.get("type") == "Metaspace":
+        return "spaces"
+    raise ValueError(f"pre_tokenizer {_cut(pre.get('type'))} is not one bpeviz can replay (Split, BertPreTokenizer, "
+                     "Whitespace, Metaspace).")
+
+
+def import_hf(obj: dict, name: str) -> TokenizerBase:
+    """A WordPiece or Unigram tokenizer.json as a bpeviz tokenizer with the file's ids, for encoding and comparison."""
+    model = obj["model"]
+    kind = model.get("type")
+    normalizer = obj.get("normalizer") or {}
+    pre = obj.get("pre_tokenizer") or {}
+    prefix = normalizer.get("type") == "Prepend" or (pre.get("type") == "Metaspace" and pre.get("prepend_scheme") != "never")
+    pattern = _pattern_of(obj.get("pre_tokenizer"))
+    if pattern is not None and pattern not in pretokenize.PRETOKENIZERS:
+        pretokenize.resolve(pattern)  # a bad regex fails here
+    specials = [t["content"] for t in obj.get("added_tokens") or [] if isinstance(t, dict) and isinstance(t.get("content"), str)]
+    if kind == "WordPiece":
+        vocab = model.get("vocab")
+        if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
+            raise ValueError(f"{name}: a WordPiece model's vocab maps tokens to ids.")
+        unk = model.get("unk_token")
+        ordered = sorted(vocab.items(), key=lambda x: x[1])
+        alphabet = [t for t, _ in ordered if t not in specials and t != unk or vocab[t] < len(vocab) - len(specials) - 1]
+        if [vocab[t] for t in alphabet] != list(range(len(alphabet))):
+            raise ValueError(f"{name}: the WordPiece ids must run 0, 1, 2, … without gaps (special tokens may follow).")
+        settings = Settings(vocab_size=len(alphabet), pretokenizer=pattern or "none", algorithm="wordpiece")
+        return WordPieceTokenizer(settings=settings, alphabet=alphabet, merges=[],
+                                  special_tokens=[s for s in specials if s not in alphabet and s != unk])
+    if kind == "Unigram":
+        rows = model.get("vocab")
+        if not isinstance(rows, list):
+            raise ValueError(f"{name}: a Unigram model's vocab is a list of [piece, score].")
+        meta = META if pattern == "spaces" else None
+        pieces = []
+        for row in rows:
+            if not isinstance(row, list) or len(row) != 2 or not isinstance(row[0], str):
+                raise ValueError(f"{name}: a Unigram vocab entry must be [piece, score], not {_cut(row)}.")
+            pieces.append((row[0].replace(meta, " ") if meta else row[0], _num(row[1], f"{name}: a piece's score")))
+        tail = [f"<0x{b:02X}>" for b in range(256)]
+        unk_id = model.get("unk_id")
+        if [p for p, _ in pieces[-257:-1]] == tail and unk_id == len(pieces) - 1:  # bpeviz's own layout: byte fallback
+            pieces = pieces[:-257]
+            while pieces and pieces[-1][0] in specials:
+                pieces.pop()
+        seen = {p for p, _ in pieces}
+        if len(seen) != len(pieces):
+            raise ValueError(f"{name}: the Unigram vocab lists a piece twice.")
+        settings = Settings(vocab_size=len(pieces), pretokenizer=pattern or "none", dummy_prefix=prefix, algorithm="unigram")
+        return UnigramTokenizer(settings=settings, pieces=pieces, special_tokens=[s for s in specials if s not in seen])
+    raise ValueError(f"{name}: model type {_cut(kind)} is not WordPiece or Unigram.")
+

@@ -1,0 +1,143 @@
+"""Unigram: Viterbi equals SentencePiece's on a model SentencePiece trained; training close to SentencePiece's."""
+
+from __future__ import annotations
+
+import io
+import math
+import random
+
+import pytest
+
+import bpeviz
+from bpeviz import corpora
+from bpeviz.records import Settings
+from bpeviz.unigram import UnigramTokenizer, digamma
+
+spm = pytest.importorskip("sentencepiece")  # a test dependency (pyproject's "test" extra), never the app's
+
+ENGLISH = [line for line in corpora.corpus_text("english").splitlines() if line.strip()]
+PORTUGUESE = [line for line in corpora.corpus_text("portuguese").splitlines() if line.strip()]
+SP_OPTIONS = dict(model_type="unigram", normalization_rule_name="identity", remove_extra_whitespaces=False,
+                  split_by_unicode_script=False, split_by_number=False, character_coverage=1.0, minloglevel=2,
+                  max_sentence_length=100_000)
+
+
+def sentencepiece_model(lines: list[str], vocab_size: int, **extra):
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=model, vocab_size=vocab_size,
+                                   **SP_OPTIONS, **extra)
+    return spm.SentencePieceProcessor(model_proto=model.getvalue())
+
+
+def from_sentencepiece(sp) -> UnigramTokenizer:
+    """sp's ordinary pieces and scores as a bpeviz Unigram tokenizer (spaces instead of ▁)."""
+    pieces = [(sp.id_to_piece(i).replace("\u2581", " "), sp.get_score(i)) for i in range(sp.get_piece_size())
+              if not (sp.is_control(i) or sp.is_unknown(i) or sp.is_byte(i))]
+    settings = Settings(vocab_size=len(pieces), pretokenizer="spaces", dummy_prefix=True, algorithm="unigram")
+    return UnigramTokenizer(settings=settings, pieces=pieces)
+
+
+def our_pieces(tok: UnigramTokenizer, text: str) -> list[str]:
+    return [f"<0x{tok.token_of(i)[0]:02X}>" if tok.is_byte_fallback(i) else tok.token_of(i).replace(" ", "\u2581")
+            for i in tok.encode_ordinary(text)]
+
+
+def test_strings(n: int = 1200, seed: int = 7) -> list[str]:
+    """Corpus lines, their mutations (cut, joined, doubled spaces, foreign characters) and random words."""
+    rng = random.Random(seed)
+    lines = ENGLISH + PORTUGUESE
+    out = []
+    while len(out) < n:
+        kind = rng.randrange(5)
+        line = rng.choice(lines)
+        if kind == 0:
+            out.append(line)
+        elif kind == 1:
+            a = rng.randrange(len(line))
+            out.append(line[a:a + rng.randrange(1, 40)])
+        elif kind == 2:
+            out.append(line.replace(" ", "  ", rng.randrange(1, 3)) + " " + rng.choice(lines)[:30])
+        elif kind == 3:
+            chars = list(line[:60])
+            for _ in range(rng.randrange(1, 4)):
+                chars.insert(rng.randrange(len(chars) + 1), rng.choice("ØßЖ中😀ŉ\t"))
+            out.append("".join(chars))
+        else:
+            out.append("".join(rng.choice("abcdefghijklmnopqrstuvwxyzãçé ") for _ in range(rng.randrange(1, 30))))
+    return out
+
+
+test_strings.__test__ = False  # a helper, not a test
+
+
+@pytest.fixture(scope="module")
+def sp_model():
+    return sentencepiece_model(ENGLISH + PORTUGUESE, 2000, byte_fallback=True)
+
+
+def test_viterbi_equals_sentencepiece_on_1200_strings(sp_model):
+    tok = from_sentencepiece(sp_model)
+    strings = test_strings()
+    differ = [s for s in strings if our_pieces(tok, s) != sp_model.encode(s, out_type=str)]
+    assert len(strings) >= 1000
+    assert differ == []
+    assert sum(tok.is_byte_fallback(i) for s in strings for i in tok.encode(s)) > 0  # the fallback was exercised
+
+
+def test_the_trained_vocabulary_is_close_to_sentencepiece(capsys):
+    tok = bpeviz.train(ENGLISH, vocab_size=1000, algorithm="unigram")
+    sp = sentencepiece_model(ENGLISH, 1000 + 3)  # + <unk>, <s>, </s>
+    theirs = {sp.id_to_piece(i).replace("\u2581", " ") for i in range(3, sp.get_piece_size())}
+    ours = set(tok.vocab_ids())
+    overlap = len(ours & theirs) / len(theirs)
+    words = sum(len(line.split()) for line in ENGLISH)
+    per_word = sum(len(tok.encode(line)) for line in ENGLISH) / words
+    sp_per_word = sum(len(sp.encode(line)) for line in ENGLISH) / words
+    with capsys.disabled():
+        print(f"\nUnigram vs sentencepiece, English prose, vocab 1000: overlap {overlap:.1%}, "
+              f"tokens/word {per_word:.3f} vs {sp_per_word:.3f}")
+    assert len(ours) == 1000
+    assert overlap >= 0.80
+    assert abs(per_word / sp_per_word - 1) <= 0.05
+
+
+def test_pruning_rounds_shrink_the_vocabulary_and_record_what_went():
+    tok = bpeviz.train(ENGLISH, vocab_size=800, algorithm="unigram")
+    assert len(tok.rounds) >= 2
+    for before, after in zip(tok.rounds, tok.rounds[1:]):
+        assert after.vocab_before <= before.vocab_after
+    for r in tok.rounds:
+        assert r.vocab_after < r.vocab_before
+        assert r.pruned
+        assert not {p for p in r.pruned if len(p) > 1} & set(tok.vocab_ids())  # only characters come back, at the end
+        assert math.isfinite(r.log_likelihood) and r.log_likelihood < 0
+    assert all(len(ch) == 1 for ch in set("".join(ENGLISH)) if ch in tok.vocab_ids())
+    assert set("".join(ENGLISH)) <= set(tok.vocab_ids())  # every character is kept
+
+
+def test_nbest_are_the_likeliest_segmentations_in_order():
+    tok = bpeviz.train(ENGLISH, vocab_size=600, algorithm="unigram")
+    best = tok.nbest("the rabbit", 4)
+    assert len(best) == 4
+    probs = [p for _, p in best]
+    assert probs == sorted(probs, reverse=True) and 0 < sum(probs) <= 1 + 1e-9
+    assert ["".join(pieces) for pieces, _ in best] == [" the rabbit"] * 4  # the dummy prefix's space leads
+    assert len({pieces for pieces, _ in best}) == 4
+    assert best[0][0] == tuple(tok.token_of(i) for i in tok.encode("the rabbit"))  # the likeliest is Viterbi's
+    # the probability of a one-word text's best segmentation is its path score over the total
+    pieces, p = tok.nbest("rabbit", 1)[0]
+    path = sum(tok.score(tok.vocab_ids()[piece]) for piece in pieces)
+    assert p == pytest.approx(math.exp(path - tok.log_likelihood("rabbit")), rel=1e-4)
+
+
+def test_digamma_matches_its_recurrence_and_known_values():
+    assert digamma(1.0) == pytest.approx(-0.5772156649, abs=1e-9)
+    for x in (0.3, 2.5, 11.0):
+        assert digamma(x + 1) == pytest.approx(digamma(x) + 1 / x, abs=1e-9)
+
+
+def test_the_toy_corpus_trains_and_stops_where_sentencepiece_stops():
+    tok = bpeviz.train(corpora.documents("toy_pt"), vocab_size=64, algorithm="unigram")
+    sp = sentencepiece_model(corpora.documents("toy_pt"), 64 + 3, hard_vocab_limit=False)
+    assert tok.vocab_size < 64  # eight sentences support fewer pieces; SentencePiece stops short too
+    assert abs(tok.vocab_size - (sp.get_piece_size() - 3)) <= 5

@@ -59,10 +59,10 @@ def summary(toks: dict) -> None:
         if isinstance(tok, Exception):
             continue
         n = tokens_after(tok)
-        rows.append({t("col_algorithm"): NAMES[name], t("col_vocab"): tok.vocab_size, t("col_tokens"): n,
-                     t("col_bytes_per_token"): round(tok.corpus_bytes / n, 2) if n else None,
+        rows.append({t("col_algorithm"): NAMES[name], t("col_vocab"): f"{tok.vocab_size:,}", t("col_tokens"): f"{n:,}",
+                     t("col_bytes_per_token"): f"{tok.corpus_bytes / n:.2f}" if n else "–",
                      t("col_how_learned"): t(f"alg_how_{name}")})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.table(pd.DataFrame(rows).set_index(t("col_algorithm")))  # three rows: a plain table grows with classroom mode
 
 
 def divergence(bpe, wordpiece) -> None:

@@ -388,10 +388,11 @@ def test_the_algorithms_page_steps_three_runs_and_names_where_they_part():
     at.session_state["alg_wordpiece_step"] = 3  # as the browser reports it
     at.run()
     assert player_data(at, "player_alg_wordpiece")["step"] == 3 and at.query_params["wstep"] == "3"
-    summary = at.dataframe[0].value
-    assert list(summary["algorithm"]) == ["BPE", "WordPiece", "Unigram"] and summary["vocab size"].iloc[0] == 64
+    summary = at.table[0].value
+    assert list(summary.index) == ["BPE", "WordPiece", "Unigram"] and summary["vocab size"].iloc[0] == "64"
     # each run's corpus length once trained
-    assert summary["tokens"].iloc[0] == bpe["merges"][-1][3] and summary["tokens"].iloc[1] == wordpiece["history"]["rows"][-1][10]
+    assert summary["tokens"].iloc[0] == f"{bpe['merges'][-1][3]:,}"
+    assert summary["tokens"].iloc[1] == f"{wordpiece['history']['rows'][-1][10]:,}"
 
 
 def test_the_algorithms_page_segments_a_sentence_with_unigram_alternatives():
@@ -405,10 +406,10 @@ def test_the_algorithms_page_segments_a_sentence_with_unigram_alternatives():
     texts = ["".join(re.findall(r">([^<]*)<", re.sub(r"<sub.*?</sub>", "", c))) for c in html_blocks(at, "bpe-chips")]
     spelled = [x.replace("␣", " ").replace("##", "") for x in texts]
     assert spelled.count("the rabbit hole") == 3  # one row of chips per algorithm
-    nbest = at.dataframe[1].value
+    nbest = at.dataframe[0].value
     probabilities = [float(p[:-1]) / 100 if p.endswith("%") else float(p) for p in nbest["probability"]]
     assert len(nbest) == 5 and probabilities == sorted(probabilities, reverse=True) and sum(probabilities) <= 1.005
-    overlap = at.dataframe[2].value
+    overlap = at.dataframe[1].value
     assert list(overlap.columns) == ["only BPE", "only WordPiece", "only Unigram"]
 
 

@@ -277,12 +277,15 @@ def test_the_token_inspector_on_hover_and_keyboard_and_a_files_count(app_url, pa
     page.get_by_text("Byte view").click()
     page.wait_for_selector(".bpe-bytes")
     assert "c3 a7" in page.inner_text('[data-testid="stMain"]')
-    end = page.locator('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]').last  # the span's end handle
+    span = page.locator('[data-testid="stMain"] [data-testid="stSlider"]', has_text="Outline the tokens")
+    end = span.locator('input[type="range"]').last  # the span's end handle
+    wait_idle(page)
     end.focus()
     for _ in range(6):  # the handles move with the arrow keys: characters 0 to 6, "o gato"
         page.keyboard.press("ArrowRight")
-    page.wait_for_function("document.querySelectorAll('.bpe-marked').length >= 6 * 2")
+        page.wait_for_timeout(150)
     wait_idle(page)
+    page.wait_for_function("document.querySelectorAll('.bpe-marked').length >= 6", timeout=60_000)  # every row outlines
     page.locator(".bpe-marked").first.scroll_into_view_if_needed()
     shot(page, "encode-span")
     text = tmp_path / "notes.txt"
@@ -328,3 +331,9 @@ def test_dropout_in_the_browser(app_url, page):
     assert "BPE-dropout ·" in body and "Unigram sampling" in body
     assert_no_errors(page)
     shot(page, "encode-dropout")
+    open_app(page, app_url, "/encode?drop=0.4&seed=2&lang=pt&s=o%20gato%20subiu%20no%20telhado")
+    wait_text(page, "tokens com dropout")
+    page.get_by_text("Muitas segmentações: BPE-dropout e amostragem do Unigram").scroll_into_view_if_needed()
+    wait_idle(page)
+    assert "Amostragem do Unigram" in page.inner_text('[data-testid="stMain"]')
+    shot(page, "encode-dropout-pt")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from . import pretokenize
+from .formats import _int, _list, cut
 from .records import ENDOFTEXT, PruneRound, Settings, WordPieceMerge
 from .tokenizer import TokenizerBase
 from .unigram import UnigramTokenizer
@@ -22,27 +23,10 @@ UNK = "[UNK]"
 META = "\u2581"  # SentencePiece's ▁, which HF's Metaspace puts for a space
 
 
-def _cut(value: object, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _int(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{what} must be a whole number ≥ 0, not {_cut(value)}.")
-    return value
-
-
 def _num(value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise ValueError(f"{what} must be a number, not {_cut(value)}.")
+        raise ValueError(f"{what} must be a number, not {cut(value)}.")
     return float(value)
-
-
-def _list(value: object, what: str) -> list:
-    if not isinstance(value, list):
-        raise ValueError(f"{what} must be a list, not {_cut(value)}.")
-    return value
 
 
 # -- bpeviz JSON ---------------------------------------------------------------------------------
@@ -65,7 +49,7 @@ def to_dict(tok: TokenizerBase) -> dict:
 
 def _scored_pair(row: object, what: str) -> tuple[str, str, int, float]:
     if not isinstance(row, list) or len(row) != 4 or not all(isinstance(x, str) for x in row[:2]):
-        raise ValueError(f"{what} must be [left, right, count, score], not {_cut(row)}.")
+        raise ValueError(f"{what} must be [left, right, count, score], not {cut(row)}.")
     return row[0], row[1], _int(row[2], what), _num(row[3], what)
 
 
@@ -79,7 +63,7 @@ def _wordpiece_from(data: dict, settings: Settings, details: dict) -> WordPieceT
     for k, entry in enumerate(_list(data.get("merges"), "\"merges\"")):
         what = f"merge {k + 1}"
         if not isinstance(entry, dict):
-            raise ValueError(f"{what} must be an object, not {_cut(entry)}.")
+            raise ValueError(f"{what} must be an object, not {cut(entry)}.")
         left, right, new = (_int(entry.get(f), f"{what}'s {f}") for f in ("left_id", "right_id", "id"))
         if left not in keys or right not in keys or not keys[right][0]:
             raise ValueError(f"{what} joins ids {left} and {right}: both must exist and the right one must continue a word.")
@@ -104,14 +88,14 @@ def _unigram_from(data: dict, settings: Settings, details: dict) -> UnigramToken
     pieces = []
     for row in _list(data.get("pieces"), "\"pieces\""):
         if not isinstance(row, list) or len(row) != 2 or not isinstance(row[0], str) or not row[0]:
-            raise ValueError(f"Each piece must be [text, score], not {_cut(row)}.")
-        pieces.append((row[0], _num(row[1], f"the score of {_cut(row[0])}")))
+            raise ValueError(f"Each piece must be [text, score], not {cut(row)}.")
+        pieces.append((row[0], _num(row[1], f"the score of {cut(row[0])}")))
     if len({p for p, _ in pieces}) != len(pieces):
         raise ValueError("\"pieces\" repeat a piece; list each once.")
     rounds = []
     for entry in _list(data.get("rounds", []), "\"rounds\""):
         if not isinstance(entry, dict):
-            raise ValueError(f"A round must be an object, not {_cut(entry)}.")
+            raise ValueError(f"A round must be an object, not {cut(entry)}.")
         pruned = _list(entry.get("pruned", []), "a round's pruned pieces")
         rounds.append(PruneRound(
             _int(entry.get("round"), "a round's number"), _int(entry.get("vocab_before"), "vocab_before"),
@@ -153,7 +137,7 @@ def hf_json(tok: TokenizerBase, pattern: str, refuse: type[Exception] = ValueErr
         vocab: dict[str, int] = {}
         for i, token in tok.vocab.items():
             if vocab.setdefault(token, i) != i:  # type: ignore[arg-type]
-                raise refuse(f"Two tokens are both spelled {_cut(token)} (one starts a word with '##', the other "
+                raise refuse(f"Two tokens are both spelled {cut(token)} (one starts a word with '##', the other "
                              "continues one); tokenizer.json keys tokens by spelling, so it cannot hold both.")
         unk_id = tok.byte_fallback_start + 256
         vocab.update(tok.special_tokens)  # HF numbers an added token after the vocab unless the vocab holds it
@@ -189,7 +173,7 @@ def _pattern_of(pre: object) -> str | None:
     if pre is None:
         return None
     if not isinstance(pre, dict):
-        raise ValueError(f"pre_tokenizer {_cut(pre)} is not understood.")
+        raise ValueError(f"pre_tokenizer {cut(pre)} is not understood.")
     if pre.get("type") == "Sequence" and len(pre.get("pretokenizers") or []) == 1:
         return _pattern_of(pre["pretokenizers"][0])
     if pre.get("type") == "Split" and isinstance(pre.get("pattern"), dict) and "Regex" in pre["pattern"]:
@@ -198,7 +182,7 @@ def _pattern_of(pre: object) -> str | None:
         return BERT_SPLIT
     if pre.get("type") == "Metaspace":
         return "spaces"
-    raise ValueError(f"pre_tokenizer {_cut(pre.get('type'))} is not one bpeviz can replay (Split, BertPreTokenizer, "
+    raise ValueError(f"pre_tokenizer {cut(pre.get('type'))} is not one bpeviz can replay (Split, BertPreTokenizer, "
                      "Whitespace, Metaspace).")
 
 
@@ -233,7 +217,7 @@ def import_hf(obj: dict, name: str) -> TokenizerBase:
         pieces = []
         for row in rows:
             if not isinstance(row, list) or len(row) != 2 or not isinstance(row[0], str):
-                raise ValueError(f"{name}: a Unigram vocab entry must be [piece, score], not {_cut(row)}.")
+                raise ValueError(f"{name}: a Unigram vocab entry must be [piece, score], not {cut(row)}.")
             pieces.append((row[0].replace(meta, " ") if meta else row[0], _num(row[1], f"{name}: a piece's score")))
         tail = [f"<0x{b:02X}>" for b in range(256)]
         unk_id = model.get("unk_id")
@@ -246,5 +230,5 @@ def import_hf(obj: dict, name: str) -> TokenizerBase:
             raise ValueError(f"{name}: the Unigram vocab lists a piece twice.")
         settings = Settings(vocab_size=len(pieces), pretokenizer=pattern or "none", dummy_prefix=prefix, algorithm="unigram")
         return UnigramTokenizer(settings=settings, pieces=pieces, special_tokens=[s for s in specials if s not in seen])
-    raise ValueError(f"{name}: model type {_cut(kind)} is not WordPiece or Unigram.")
+    raise ValueError(f"{name}: model type {cut(kind)} is not WordPiece or Unigram.")
 

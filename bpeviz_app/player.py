@@ -3,8 +3,10 @@
 The run's history goes to the browser once per run and session; stepping, playing, scrubbing and
 highlighting happen there. The browser tells the server the step it shows (throttled), so the
 address bar and the lesson file follow; the server moves the step only when the lesson does
-(a link, a lesson file, "open in the merge table"). Each player sits in a fragment of its own,
-so the browser's messages rerun only that fragment, whose data is then a few hundred bytes.
+(a link, a lesson file, "open in the merge table") and says so by counting its jumps: a step the
+browser sent, coming back late from a busy server, is no jump and never undoes newer clicks.
+Each player sits in a fragment of its own, so the browser's messages rerun only that fragment,
+whose data is then a few hundred bytes.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def labels(tie_break: str) -> dict[str, str]:
 def _on_step(key: str, step_key: str) -> None:
     found = st.session_state.get(key) or {}
     if found.get("step") is not None:
-        st.session_state[step_key] = int(found["step"])
+        st.session_state[step_key] = st.session_state[f"_{key}_agreed"] = int(found["step"])
 
 
 def _on_speed(key: str) -> None:
@@ -78,8 +80,11 @@ def mount(key: str, kind: str, digest: str, n_steps: int, step_key: str, make_hi
     ss = st.session_state
     known = ss.get(key) or {}
     step = min(max(int(ss.get(step_key, 0)), 0), n_steps)
-    data = {"kind": kind, "digest": digest, "step": step, "speed": ss.get("speed", 1.0), "classroom": bool(ss.get("classroom")),
-            "labels": labels(tie_break)}
+    agreed, jumps = f"_{key}_agreed", f"_{key}_jumps"
+    if ss.get(agreed) != step:  # the step moved here, not in this browser: a link, a lesson file, a new run
+        ss[agreed], ss[jumps] = step, ss.get(jumps, 0) + 1
+    data = {"kind": kind, "digest": digest, "step": step, "jump": ss[jumps], "speed": ss.get("speed", 1.0),
+            "classroom": bool(ss.get("classroom")), "labels": labels(tie_break)}
     if known.get("have") != digest:
         data["history"] = make_history()
     if make_chunk is not None and known.get("chunk") is not None:

@@ -112,3 +112,38 @@ def test_a_replay_shows_counts_tokens_and_thousands(app_url, page):
     assert "Tokens now" in metrics and "Bytes per token" in metrics  # blank for replays before
     assert page.locator("#merge-table tbody tr").count() == 200  # the newest rows only
     assert_no_errors(page)
+
+
+
+def test_a_slow_server_never_pulls_the_step_back(app_url, page):
+    """The server's late answers to steps 1 and 2 must not undo the clicks the browser made since."""
+    held, hold, sockets = [], [False], []
+
+    def route(ws):
+        server = ws.connect_to_server()
+        sockets.append(ws)
+        ws.on_message(server.send)
+        server.on_message(lambda message: held.append(message) if hold[0] else ws.send(message))
+
+    page.route_web_socket("**/_stcore/stream", route)
+    open_app(page, app_url)
+    page.wait_for_selector('[data-testid="bpe-counter"]')
+    page.evaluate("""() => { window.__seen = [];
+        const c = document.querySelector('[data-testid="bpe-counter"]');
+        new MutationObserver(() => window.__seen.push(c.textContent))
+            .observe(c, {childList: true, characterData: true, subtree: true}); }""")
+    hold[0] = True  # from here the server's answers queue up, as on a busy server
+    for _ in range(3):
+        page.get_by_role("button", name="Next ▶").click()
+        page.wait_for_timeout(500)  # past the browser's 400 ms throttle: every step is sent
+    assert counter(page) == "3 / 41"
+    page.wait_for_timeout(1500)  # the server has answered all three by now, into the queue
+    assert held
+    hold[0] = False
+    for message in held:  # the answers arrive late, in the order the server sent them
+        sockets[-1].send(message)
+    wait_idle(page)
+    page.wait_for_timeout(500)
+    seen = [int(text.split("/")[0]) for text in page.evaluate("window.__seen")]
+    assert seen[-1] == 3 and seen == sorted(seen), seen  # never back to 1 or 2
+    page.wait_for_function("location.search.includes('step=3')")

@@ -78,7 +78,7 @@ class Player {
     this.labels = data.labels;
     this.n = this.steps();
     this.step = Math.min(Math.max(data.step, 0), this.n);
-    this.serverStep = data.step;
+    this.jump = data.jump;
     this.sentStep = data.step;
     this.speed = data.speed || 1;
     this.playing = false;
@@ -94,9 +94,10 @@ class Player {
   receive(data) {
     this.labels = data.labels;
     this.root.classList.toggle("bpe-big", !!data.classroom);
-    if (data.step !== this.serverStep) {
-      // the server moved the step (a link, a lesson file, "open in the merge table")
-      this.serverStep = data.step;
+    if (data.jump !== this.jump) {
+      // the server moved the step (a link, a lesson file, "open in the merge table"); any other
+      // step it sends is an echo of one this browser sent, maybe late, and newer clicks stand
+      this.jump = data.jump;
       this.sentStep = data.step;
       this.go(data.step, false);
     }
@@ -191,7 +192,6 @@ class Player {
     this.pending = false;
     if (this.step !== this.sentStep) {
       this.sentStep = this.step;
-      this.serverStep = this.step; // the echo of our own step is not a jump
       this.send("step", this.step);
     }
   }

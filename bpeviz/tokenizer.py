@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import operator
+import weakref
 from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import chain, repeat
 from pathlib import Path
@@ -415,17 +416,21 @@ def _merge_long(ids: list[int], ranks: dict[Pair, tuple[int, int]]) -> list[int]
 
 
 class _WordCache(dict):
-    """piece -> ids of an encoding; a missing piece is encoded, and kept while the cache is small."""
+    """piece -> ids of an encoding; a missing piece is encoded, and kept while the cache is small.
+
+    It holds its tokenizer's method weakly: a strong one would make a cycle, and a tokenizer (its
+    merges, its caches) would then outlive its last user until a full garbage collection.
+    """
 
     MAX_ENTRIES = 200_000
     MAX_PIECE = 256  # long pieces (no split) are rarely seen twice
 
     def __init__(self, encode: Callable[[str], tuple[int, ...]]) -> None:
         super().__init__()
-        self._encode = encode
+        self._encode = weakref.WeakMethod(encode)  # type: ignore[arg-type]
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
-        ids = self._encode(piece)
+        ids = self._encode()(piece)  # type: ignore[misc]
         if len(self) < self.MAX_ENTRIES and len(piece) <= self.MAX_PIECE:
             self[piece] = ids
         return ids

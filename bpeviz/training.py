@@ -200,20 +200,22 @@ def _train_words(words: Counter[str], settings: Settings, progress: Callable[[in
                  record_top: int) -> TokenizerBase:
     if settings.algorithm != "bpe":
         return _train_other(words, settings, progress)
+    # One pause for the whole run: the collector then looks once, at what the tokenizer keeps.
     with paused_gc():
         prepared = prepare([], settings.level, settings.pretokenizer, words)
-    if settings.vocab_size < prepared.n_base:
-        raise BpevizError(
-            "vocab_too_small",
-            f"vocab_size {settings.vocab_size} is smaller than the {prepared.n_base} base symbols of this corpus at level "
-            f"{settings.level!r}; choose at least {prepared.n_base}.",
-            vocab=settings.vocab_size, base=prepared.n_base, level=settings.level,
-        )
-    raw = train_ids(prepared.sequences, settings.vocab_size - prepared.n_base, prepared.n_base,
-                    rules=train_rules(settings, prepared), progress=progress, record_top=record_top)
-    with paused_gc():
-        return build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes,
-                     corpus_tokens=prepared.corpus_tokens)
+        if settings.vocab_size < prepared.n_base:
+            raise BpevizError(
+                "vocab_too_small",
+                f"vocab_size {settings.vocab_size} is smaller than the {prepared.n_base} base symbols of this corpus at "
+                f"level {settings.level!r}; choose at least {prepared.n_base}.",
+                vocab=settings.vocab_size, base=prepared.n_base, level=settings.level,
+            )
+        raw = train_ids(prepared.sequences, settings.vocab_size - prepared.n_base, prepared.n_base,
+                        rules=train_rules(settings, prepared), progress=progress, record_top=record_top)
+        tok = build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes,
+                    corpus_tokens=prepared.corpus_tokens)
+        del raw, prepared  # freed before the collector comes back
+    return tok
 
 
 def _train_other(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None) -> TokenizerBase:
@@ -255,8 +257,12 @@ def replay_on(
     sequences = [(tok.base_ids(word), n) for word, n in counts.items()]
     pairs = [(m.left_id, m.right_id) for m in tok.merges]
     base_texts = [tok.token_of(i) for i in range(tok.n_base)]
-    raw = replay_ids(sequences, pairs, tok.n_base, rules=rules_for(tok.settings.tie_break, tok.settings.count_rule, base_texts),
-                     progress=progress, record_top=record_top)
-    return build(tok.settings, tok.alphabet, raw, special_tokens=tuple(tok.special_tokens),
-                 corpus_bytes=sum(len(to_bytes(word)) * n for word, n in counts.items()),
-                 corpus_tokens=sum(len(ids) * n for ids, n in sequences))
+    with paused_gc():
+        raw = replay_ids(sequences, pairs, tok.n_base,
+                         rules=rules_for(tok.settings.tie_break, tok.settings.count_rule, base_texts),
+                         progress=progress, record_top=record_top)
+        replayed = build(tok.settings, tok.alphabet, raw, special_tokens=tuple(tok.special_tokens),
+                         corpus_bytes=sum(len(to_bytes(word)) * n for word, n in counts.items()),
+                         corpus_tokens=sum(len(ids) * n for ids, n in sequences))
+        del raw
+    return replayed

@@ -147,3 +147,72 @@ def test_a_slow_server_never_pulls_the_step_back(app_url, page):
     seen = [int(text.split("/")[0]) for text in page.evaluate("window.__seen")]
     assert seen[-1] == 3 and seen == sorted(seen), seen  # never back to 1 or 2
     page.wait_for_function("location.search.includes('step=3')")
+
+
+def test_a_step_whose_message_was_lost_survives_a_visit_to_another_page(app_url, page):
+    """Next, then Encode at once on a busy server: the step's message can be lost; back on Train the step is kept."""
+    import re
+
+    dropped, drop = [], [False]
+
+    def route(ws):
+        server = ws.connect_to_server()
+
+        def up(message):
+            if drop[0] and re.search(rb'"step":1[,}]', message if isinstance(message, bytes) else message.encode()):
+                dropped.append(message)  # as if it never arrived
+                return
+            server.send(message)
+
+        ws.on_message(up)
+        server.on_message(ws.send)
+
+    page.route_web_socket("**/_stcore/stream", route)
+    open_app(page, app_url)
+    drop[0] = True
+    page.get_by_role("button", name="Next \u25b6").click()
+    page.wait_for_timeout(500)
+    drop[0] = False
+    assert dropped and counter(page) == "1 / 41"
+    page.get_by_role("link", name="Encode").click()
+    page.wait_for_selector("#trace-table")
+    page.get_by_role("link", name="Train").click()
+    page.wait_for_function("""() => document.querySelector('[data-testid="bpe-counter"]')?.textContent === '1 / 41'""")
+    assert merge_rows(page).count() == 1
+    page.wait_for_function("new URLSearchParams(location.search).get('step') === '1'")  # the server heard it this time
+
+
+def test_a_speed_whose_message_was_lost_survives_a_visit_to_another_page(app_url, page):
+    """The same for the play speed: chosen on Train, its message lost, still chosen on Encode and back."""
+    import re
+
+    dropped, drop = [], [False]
+
+    def route(ws):
+        server = ws.connect_to_server()
+
+        def up(message):
+            if drop[0] and re.search(rb'"speed":2[,}]', message if isinstance(message, bytes) else message.encode()):
+                dropped.append(message)
+                return
+            server.send(message)
+
+        ws.on_message(up)
+        server.on_message(ws.send)
+
+    page.route_web_socket("**/_stcore/stream", route)
+    open_app(page, app_url)
+    drop[0] = True
+    page.locator("select.bpe-speed").select_option("2")
+    page.wait_for_timeout(500)
+    drop[0] = False
+    assert dropped
+    page.get_by_role("link", name="Encode").click()
+    page.wait_for_selector("#trace-table")
+    assert page.locator("select.bpe-speed").input_value() == "2"
+    wait_idle(page)
+    page.get_by_role("link", name="Train").click()
+    page.wait_for_selector("select.bpe-speed")
+    wait_idle(page)
+    assert page.locator("select.bpe-speed").input_value() == "2"
+    assert download_lesson(page)["speed"] == 2  # and the server heard it this time

@@ -140,3 +140,20 @@ def test_a_long_cold_text_encodes_as_the_trace_warm_encoding_and_tiktoken_do(pre
     assert cold == [i for piece in pieces for i in traced[piece]]
     clean = text.replace("\udcff\udcfe", "")  # tiktoken takes text, not raw bytes
     assert tok.truncated(len(tok.merges)).encode_ordinary(clean) == formats.tiktoken_encoding(tok).encode_ordinary(clean)
+
+
+@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece", "unigram"])
+def test_a_tokenizer_nobody_holds_is_freed_at_once(algorithm):
+    """No reference cycle: a dropped tokenizer (merges, caches) goes with its last user, not at a full collection."""
+    import gc
+    import weakref
+
+    tok = bpeviz.train(corpora.documents("toy_pt"), vocab_size=40, algorithm=algorithm)
+    tok.encode("o gato subiu no telhado")  # fills its caches
+    gone = weakref.ref(tok)
+    gc.disable()
+    try:
+        del tok
+        assert gone() is None
+    finally:
+        gc.enable()

@@ -4,6 +4,11 @@
 
 const HISTORIES = (globalThis.__bpevizHistories ??= new Map()); // digest -> history, for the page's life
 const PLAYERS = (globalThis.__bpevizPlayers ??= new Set());
+// kind:digest -> {step, jump}: the step this page showed last, so that a player drawn again (after a
+// visit to another page) keeps it even when the message that told the server was lost on the way
+const SHOWN = (globalThis.__bpevizShown ??= new Map());
+// a speed chosen here that the server has not confirmed yet, and the server's speed before it
+const CHOSEN = (globalThis.__bpevizSpeed ??= { speed: null, before: null });
 const SHIFT = 2097152; // 2^21: pair key = left * SHIFT + right, exact for ids below 2^21
 const SYNC_MS = 400; // the server hears of a new step at most this often
 
@@ -77,14 +82,21 @@ class Player {
     this.send = setStateValue;
     this.labels = data.labels;
     this.n = this.steps();
-    this.step = Math.min(Math.max(data.step, 0), this.n);
     this.jump = data.jump;
+    this.shownKey = `${kind}:${data.digest}`;
+    const shown = SHOWN.get(this.shownKey);
+    // the step last shown here stands unless the server moved the step since (a link, a lesson file)
+    this.step = Math.min(Math.max(shown && shown.jump === data.jump ? shown.step : data.step, 0), this.n);
     this.sentStep = data.step;
-    this.speed = data.speed || 1;
+    this.serverSpeed = data.speed;
+    if (CHOSEN.speed !== null && data.speed !== CHOSEN.before) CHOSEN.speed = null; // heard, or moved by the server
+    this.speed = CHOSEN.speed ?? (data.speed || 1);
     this.playing = false;
     this.timer = null;
     this.syncTimer = null;
     this.build();
+    if (this.step !== this.sentStep) this.schedule(); // the server missed it: tell it again
+    if (this.speed !== data.speed) this.send("speed", this.speed);
   }
 
   steps() {
@@ -93,6 +105,8 @@ class Player {
 
   receive(data) {
     this.labels = data.labels;
+    this.serverSpeed = data.speed;
+    if (CHOSEN.speed !== null && data.speed === CHOSEN.speed) CHOSEN.speed = null; // the server has it now
     this.root.classList.toggle("bpe-big", !!data.classroom);
     if (data.jump !== this.jump) {
       // the server moved the step (a link, a lesson file, "open in the merge table"); any other
@@ -167,6 +181,8 @@ class Player {
   }
 
   setSpeed(speed) {
+    if (CHOSEN.speed === null) CHOSEN.before = this.serverSpeed;
+    CHOSEN.speed = speed;
     this.speed = speed;
     this.send("speed", speed);
     if (this.playing) {
@@ -203,6 +219,7 @@ class Player {
 
   render() {
     this.drawn = true;
+    SHOWN.set(this.shownKey, { step: this.step, jump: this.jump });
     this.slider.max = String(this.n);
     this.slider.value = String(this.step);
     this.counter.textContent = `${number(this.step)} / ${number(this.n)}`;

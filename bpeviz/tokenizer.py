@@ -251,7 +251,9 @@ class Tokenizer(TokenizerBase):
         self._split = pretokenize.compile_pattern(preset.pattern).findall if preset is not None and preset.pattern else None
         self._warm = False  # True once a long text was encoded: chunks are worth caching
         self._fast_checked = False
-        self._proven = False  # every token's bytes are known to merge back into it (see tiktoken_merger)
+        # How many leading merges are known to merge their own bytes back into their token (see tiktoken_merger),
+        # shared with truncations: when every merge's parts come before it, a token's check reads only earlier merges.
+        self._proof = _Proof(self.merges)
         self._fast_merge: Callable[[bytes], list[int]] | None = None  # tiktoken's merge of one piece, when it agrees
 
     @property
@@ -265,7 +267,8 @@ class Tokenizer(TokenizerBase):
         tok = Tokenizer(settings=self.settings, alphabet=self.alphabet, merges=self.merges[:n],
                         corpus_bytes=self.corpus_bytes, corpus_tokens=self.corpus_tokens,
                         special_tokens=tuple(self.special_tokens))
-        tok._proven = self._proven or self._fast_merge is not None  # what holds for every token holds for the first n
+        if self._proof.shareable:
+            tok._proof = self._proof  # one proof for the whole family of prefixes
         return tok
 
     def bytes_per_token_after(self, k: int) -> float:
@@ -307,10 +310,15 @@ class Tokenizer(TokenizerBase):
 
     def _start_fast_merge(self, text_length: int) -> None:
         """Before a long cold text: let tiktoken merge new words, if that provably gives merge_ids' answer (once)."""
-        if self._fast_checked or len(self.merges) * 8 > text_length:  # the proof costs about one merge_ids per merge
+        proof, n = self._proof, len(self.merges)
+        if self._fast_checked or (n - min(proof.upto, n)) * 8 > text_length:  # about one merge_ids per merge not yet proven
             return
         self._fast_checked = True
-        self._fast_merge = tiktoken_merger(self, proven=self._proven)
+        self._fast_merge = tiktoken_merger(self, proven=min(proof.upto, n))
+        if self._fast_merge is not None:
+            proof.upto = max(proof.upto, n)
+            fast = self._fast_merge
+            self._word_cache.use(lambda piece: tuple(fast(piece.encode("utf-8", "surrogateescape"))))
 
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
         pieces = self._split(chunk) if self._split is not None else pretokenize.split_text(chunk, self.settings.pretokenizer)
@@ -320,10 +328,15 @@ class Tokenizer(TokenizerBase):
         if self._chunkable and (self._warm or len(text) < COLD_TEXT):
             # most chunks (" word,") repeat: their lookups and the flattening run in C
             return list(chain.from_iterable(map(self._chunk_cache.__getitem__, pretokenize.chunks(text))))
-        if len(text) >= COLD_TEXT:  # a long text on a fresh tokenizer: one split of the whole text beats a split per chunk
-            self._start_fast_merge(len(text))
-            self._warm = True  # the chunk cache fills from the next text on
-        return list(self._encode_chunk(text))
+        if len(text) < COLD_TEXT:
+            return list(self._encode_chunk(text))
+        # a long text on a fresh tokenizer: one split of the whole text beats a split per chunk,
+        # and its new pieces are encoded in one pass rather than one cache miss at a time
+        self._start_fast_merge(len(text))
+        self._warm = True  # the chunk cache fills from the next text on
+        pieces = self._split(text) if self._split is not None else pretokenize.split_text(text, self.settings.pretokenizer)
+        self._word_cache.fill(pieces)
+        return list(chain.from_iterable(map(self._word_cache.__getitem__, pieces)))
 
     def trace(self, text: str) -> list[TraceStep]:
         """The encoding of text as a class reads it: the start, then one step per merge that fired.
@@ -346,7 +359,17 @@ class Tokenizer(TokenizerBase):
     def _pieces(self, words: list[list[int]]) -> tuple[Token, ...]:
         return tuple(self.token_of(i) for ids in words for i in ids)
 
-def tiktoken_merger(tok: Tokenizer, proven: bool = False) -> Callable[[bytes], list[int]] | None:
+class _Proof:
+    """The number of leading merges of a table whose tokens' bytes merge back into them, shared by its truncations."""
+
+    __slots__ = ("upto", "shareable")
+
+    def __init__(self, merges: Sequence[Merge]) -> None:
+        self.upto = 0
+        self.shareable = all(m.left_id < m.id and m.right_id < m.id for m in merges)  # as every trained table
+
+
+def tiktoken_merger(tok: Tokenizer, proven: int = 0) -> Callable[[bytes], list[int]] | None:
     """tiktoken's merge of one pre-token's bytes, when it provably equals tok.merge_ids; else None.
 
     tiktoken merges the adjacent pair whose joined bytes have the lowest rank, and takes a piece
@@ -355,15 +378,15 @@ def tiktoken_merger(tok: Tokenizer, proven: bool = False) -> Callable[[bytes], l
     then two tokens that sit side by side and join into a token T are T's own pair (were they
     not, the span they cover would have become T already, as it does alone), so both merge the
     same pairs in the same order. A trained table always passes; a hand-made one may not, and
-    then encoding stays in Python. proven: the last condition is known already (a prefix of a
-    table that passed).
+    then encoding stays in Python. proven: the last condition is known already for the first
+    `proven` merges (checked on a table with the same prefix, whose merges' parts come before them).
     """
     if tok.level != "bytes" or not tok.merges:
         return None
     ids = [m.id for m in tok.merges]
     if len({m.token for m in tok.merges}) != len(ids) or ids != sorted(ids) or ids[0] < 256:
         return None
-    if not proven and any(tok.merge_ids(list(m.token)) != [m.id] for m in tok.merges):  # type: ignore[arg-type]
+    if any(tok.merge_ids(list(m.token)) != [m.id] for m in tok.merges[proven:]):  # type: ignore[arg-type]
         return None
     try:
         import tiktoken
@@ -428,6 +451,17 @@ class _WordCache(dict):
     def __init__(self, encode: Callable[[str], tuple[int, ...]]) -> None:
         super().__init__()
         self._encode = weakref.WeakMethod(encode)  # type: ignore[arg-type]
+
+    def use(self, encode: Callable[[str], tuple[int, ...]]) -> None:
+        """Encode missing pieces with a plain function from now on (held strongly: it must not hold the tokenizer)."""
+        self._encode = lambda: encode
+
+    def fill(self, pieces: Iterable[str]) -> None:
+        """Encode the pieces not cached yet, each once, as far as the cache has room (the others stay misses)."""
+        encode = self._encode()
+        room = self.MAX_ENTRIES - len(self)
+        new = [piece for piece in set(pieces).difference(self) if len(piece) <= self.MAX_PIECE]
+        self.update({piece: encode(piece) for piece in new[:max(room, 0)]})  # type: ignore[misc]
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
         ids = self._encode()(piece)  # type: ignore[misc]

@@ -126,6 +126,48 @@ def test_a_table_tiktoken_would_read_differently_stays_in_python():
     assert tok.encode_ordinary(text)[:2] == [97, 256] and tok._fast_merge is None
 
 
+def test_truncations_share_the_proof_and_check_only_the_merges_not_yet_proven(monkeypatch):
+    """The Charts page encodes held-out text with the first k merges, again and again: the check runs once per merge."""
+    tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=700, level="bytes", pretokenizer="gpt4")
+    text = corpora.corpus_text("portuguese")[:tokenizer.COLD_TEXT + 1000]
+    calls = []
+    real = tokenizer.merge_by_rank
+    monkeypatch.setattr(tokenizer, "merge_by_rank", lambda *args: calls.append(1) or real(*args))
+    half = tok.truncated(200)
+    pieces = bpeviz.split_text(text, "gpt4")
+    assert half.encode_ordinary(text) == [i for piece in pieces for i in half.merge_ids(list(piece.encode()))]
+    checked = len(calls)
+    assert checked >= 200 and half._fast_merge is not None
+    calls.clear()
+    tok.truncated(200).encode_ordinary(text)  # a fresh truncation of the same prefix: nothing to check again
+    assert calls == []
+    whole = tok.truncated(len(tok.merges))
+    cold = whole.encode_ordinary(text)
+    assert len(calls) == len(tok.merges) - 200  # only the merges after the proven 200
+    assert cold == tok.encode_ordinary(text)
+
+
+def test_a_table_whose_merge_uses_a_later_token_shares_no_proof():
+    # rank 1 makes "abc" from a + "bc", which rank 2 makes: the whole table passes the check, its first merge alone does not
+    merges = [bpeviz.Merge(1, b"a", b"bc", b"abc", 0, 256, 97, 257), bpeviz.Merge(2, b"b", b"c", b"bc", 0, 257, 98, 99)]
+    tok = bpeviz.Tokenizer(settings=bpeviz.Settings(vocab_size=258, level="bytes", pretokenizer="none"),
+                           alphabet=None, merges=merges)
+    text = "abc" * (tokenizer.COLD_TEXT // 3 + 1)
+    assert tok.encode_ordinary(text)[:2] == [256, 256] and tok._fast_merge is not None
+    first = tok.truncated(1)  # "abc" alone never becomes 256 without "bc"; tiktoken would take it whole
+    assert first.encode_ordinary(text)[:3] == [97, 98, 99] and first._fast_merge is None
+
+
+def test_a_cold_text_with_more_new_pieces_than_the_cache_holds_still_encodes_them_all(monkeypatch):
+    tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=600, level="bytes", pretokenizer="gpt4")
+    text = corpora.corpus_text("udhr-ru")[:tokenizer.COLD_TEXT] + corpora.corpus_text("english")[:tokenizer.COLD_TEXT]
+    expected = tok.encode_ordinary(text)
+    monkeypatch.setattr(tokenizer._WordCache, "MAX_ENTRIES", 50)
+    fresh = tok.truncated(len(tok.merges))
+    assert fresh.encode_ordinary(text) == expected
+    assert len(fresh._word_cache) == 50
+
+
 @pytest.mark.parametrize("pre", ["gpt4", "gpt2"])
 def test_a_long_cold_text_encodes_as_the_trace_warm_encoding_and_tiktoken_do(pre):
     tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=1500, level="bytes", pretokenizer=pre)

@@ -311,18 +311,21 @@ class Tokenizer(TokenizerBase):
     def _start_fast_merge(self, text_length: int) -> None:
         """Before a long cold text: let tiktoken merge new words, if that provably gives merge_ids' answer (once)."""
         proof, n = self._proof, len(self.merges)
-        if self._fast_checked or (n - min(proof.upto, n)) * 8 > text_length:  # about one merge_ids per merge not yet proven
+        proven = min(proof.upto, n)
+        if self._fast_checked or (n - proven) * 8 > text_length:  # about one merge_ids per merge not yet proven
             return
         self._fast_checked = True
-        self._fast_merge = tiktoken_merger(self, proven=min(proof.upto, n))
+        self._fast_merge = tiktoken_merger(self, proven=proven)
         if self._fast_merge is not None:
             proof.upto = max(proof.upto, n)
             fast = self._fast_merge
             self._word_cache.use(lambda piece: tuple(fast(piece.encode("utf-8", "surrogateescape"))))
 
+    def _split_text(self, text: str) -> list[str]:
+        return self._split(text) if self._split is not None else pretokenize.split_text(text, self.settings.pretokenizer)
+
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
-        pieces = self._split(chunk) if self._split is not None else pretokenize.split_text(chunk, self.settings.pretokenizer)
-        return tuple(chain.from_iterable(map(self._word_cache.__getitem__, pieces)))
+        return tuple(chain.from_iterable(map(self._word_cache.__getitem__, self._split_text(chunk))))
 
     def _encode_text(self, text: str) -> list[int]:
         if self._chunkable and (self._warm or len(text) < COLD_TEXT):
@@ -334,7 +337,7 @@ class Tokenizer(TokenizerBase):
         # and its new pieces are encoded in one pass rather than one cache miss at a time
         self._start_fast_merge(len(text))
         self._warm = True  # the chunk cache fills from the next text on
-        pieces = self._split(text) if self._split is not None else pretokenize.split_text(text, self.settings.pretokenizer)
+        pieces = self._split_text(text)
         self._word_cache.fill(pieces)
         return list(chain.from_iterable(map(self._word_cache.__getitem__, pieces)))
 

@@ -247,8 +247,8 @@ class Tokenizer(TokenizerBase):
         self._word_cache = _WordCache(self._encode_piece)  # pre-token -> ids
         self._chunk_cache = _WordCache(self._encode_chunk)  # text between safe cuts -> ids
         self._chunkable = pretokenize.is_chunkable(settings.pretokenizer)
-        preset = pretokenize.PRETOKENIZERS.get(settings.pretokenizer)  # a preset's findall covers all text: call it directly
-        self._split = pretokenize.compile_pattern(preset.pattern).findall if preset is not None and preset.pattern else None
+        preset = pretokenize.PRETOKENIZERS.get(settings.pretokenizer)  # a preset's split covers all text: call it directly
+        self._split = pretokenize.preset_split(preset.name) if preset is not None and preset.pattern else None
         self._warm = False  # True once a long text was encoded: chunks are worth caching
         self._fast_checked = False
         # How many leading merges are known to merge their own bytes back into their token (see tiktoken_merger),

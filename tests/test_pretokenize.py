@@ -1,9 +1,11 @@
 """Pre-tokenizers: pieces cover the text with offsets, safe chunks, presets as documented."""
 
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpeviz
+from bpeviz import pretokenize
 
 PRETOKENIZERS = list(bpeviz.PRETOKENIZERS) + [r"\w+|\s+"]
 
@@ -35,3 +37,28 @@ def test_presets_split_as_documented():
     assert bpeviz.split_text("x  =\t1", "words") == ["x", " ", " =", "\t", "1"]
 
 
+
+
+# -- the `re` twin of each preset -------------------------------------------------------------
+
+PRESET_PATTERNS = {name: p.pattern for name, p in bpeviz.PRETOKENIZERS.items() if p.pattern}
+# letters of the contractions in every case (and what case-folds to them), spaces of every kind, digits and
+# marks of other scripts, a letter past U+FFFF and an emoji (those texts keep `regex`)
+TRICKY = list("'sSſdDmMtTlLvVrReEkKK \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000a9²٣.,/é\u0301日ǅʰ") + ["\U0001d400", "🙂"]
+
+
+def test_every_preset_has_a_re_twin_and_other_escapes_have_none():
+    assert all(pretokenize.bmp_twin(pattern) is not None for pattern in PRESET_PATTERNS.values())
+    assert pretokenize.bmp_twin(r"\w+|\s+") is None and pretokenize.bmp_twin(r"\p{Greek}+") is None
+
+
+def test_the_twin_splits_every_bmp_character_in_context_as_regex_does():
+    text = "".join(f"{c}'{c}s {c}{c}1 '{c}l {c}\r\n{c}  " for c in map(chr, range(0x10000)))
+    for name, pattern in PRESET_PATTERNS.items():
+        assert pretokenize.bmp_twin(pattern).findall(text) == regex.findall(pattern, text), name
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(TRICKY), max_size=40), name=st.sampled_from(sorted(PRESET_PATTERNS)))
+def test_a_preset_splits_as_its_regex_pattern(text, name):
+    assert bpeviz.split_text(text, name) == regex.findall(PRESET_PATTERNS[name], text)

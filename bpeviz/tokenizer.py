@@ -398,7 +398,9 @@ def tiktoken_merger(tok: Tokenizer, proven: int = 0) -> Callable[[bytes], list[i
     ranks = {bytes([b]): b for b in range(256)}
     ranks.update({m.token: m.id for m in tok.merges})  # type: ignore[misc]
     encoding = tiktoken.Encoding(name="bpeviz-merges", pat_str=r"[\s\S]+", mergeable_ranks=ranks, special_tokens={})
-    return getattr(encoding, "_encode_single_piece", None)  # bytes in, ids out; raw bytes welcome
+    # bytes in, ids out, raw bytes welcome: the Rust method itself where this tiktoken exposes it, else its wrapper
+    core = getattr(getattr(encoding, "_core_bpe", None), "encode_single_piece", None)
+    return core or getattr(encoding, "_encode_single_piece", None)
 
 
 def _merge_long(ids: list[int], ranks: dict[Pair, tuple[int, int]]) -> list[int]:

@@ -53,28 +53,36 @@ def hf_byte_rank() -> dict[int, int]:
     return {b: rank for rank, b in enumerate(sorted(range(256), key=lambda b: stand_in[b]))}
 
 
-def pick(stats: dict[tuple[int, int], int], tie_break: str, texts: list) -> tuple[int, int]:
+def ranked(stats: dict[tuple[int, int], int], tie_break: str, texts: list) -> list[tuple[int, int]]:
+    """The pairs with the highest count, best first by the tie rule (first-occurrence order among equals)."""
     top = max(stats.values())
     tied = [p for p, c in stats.items() if c == top]  # in first-occurrence order
     if tie_break == "first":
-        return tied[0]
+        return tied
     if tie_break == "smallest":
-        return min(tied)
+        return sorted(tied)
     if tie_break == "hf":
         rank = hf_byte_rank()
-        return min(tied, key=lambda p: tuple(rank[x] if x < 256 else x for x in p))
+        return sorted(tied, key=lambda p: tuple(rank[x] if x < 256 else x for x in p))
     if tie_break == "sentencepiece":
         def key(p):  # shorter first, then smaller as SentencePiece writes it: a space is ▁
             text = texts[p[0]] + texts[p[1]]
             raw = text if isinstance(text, bytes) else text.encode("utf-8")
             return len(text), raw.replace(b" ", b"\xe2\x96\x81")
-        return min(tied, key=key)
+        return sorted(tied, key=key)
     raise ValueError(tie_break)
 
 
+def pick(stats: dict[tuple[int, int], int], tie_break: str, texts: list) -> tuple[int, int]:
+    return ranked(stats, tie_break, texts)[0]
+
+
 def naive_train(words, weights, n_merges, first_token, tie_break="first", count_rule="overlapping", texts=None,
-                unique_tokens=False):
-    """[(left, right, token, count, tokens_after)] for up to n_merges merges."""
+                unique_tokens=False, ties=None):
+    """[(left, right, token, count, tokens_after)] for up to n_merges merges.
+
+    With a list `ties`, each merge also appends the pairs it beat at its count, best first (at most 4).
+    """
     words = [list(w) for w in words]
     texts = list(texts or [])
     forbidden: set[tuple[int, int]] = set()  # pairs whose text exists already (unique tokens)
@@ -90,6 +98,8 @@ def naive_train(words, weights, n_merges, first_token, tie_break="first", count_
         token = first_token + len(result)
         if texts:
             texts.append(texts[pair[0]] + texts[pair[1]])
+        if ties is not None:
+            ties.append(tuple(ranked(stats, tie_break, texts)[1:5]))
         words = [merge(w, pair, token) for w in words]
         result.append((pair[0], pair[1], token, stats[pair], sum(len(w) * n for w, n in zip(words, weights))))
     return result

@@ -11,6 +11,7 @@ from naive import naive_train, naive_words
 
 import bpeviz
 from bpeviz import corpora, steps
+from bpeviz.records import MAX_TIES_RECORDED
 from bpeviz.trainer import rules_for, train_ids
 from bpeviz.training import prepare
 
@@ -48,6 +49,18 @@ def test_golden_aaabdaaabac():
     assert [(m.left_id, m.right_id, m.count) for m in merges] == [(0, 0, 4), (4, 0, 2)]
     assert merges[0].tokens_after == 9 and merges[1].tokens_after == 7
     assert merges[1].tie_ids == ((0, 1),)  # "ab" also occurs twice, later
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=CORPUS_STRATEGY, rule=st.sampled_from(["first", "smallest", "hf"]),
+       level=st.sampled_from(["chars", "bytes"]))
+def test_the_ties_recorded_are_the_oracles_next_pairs_at_the_same_count(docs, rule, level):
+    words, weights, first, texts = naive_words(docs, level, "gpt2")
+    ties: list = []
+    naive_train(words, weights, 40, first, rule, texts=texts, ties=ties)
+    p = prepare(docs, level, "gpt2")
+    merges = train_ids(p.sequences, 40, p.n_base, rules=rules_for(rule, texts=texts))
+    assert MAX_TIES_RECORDED == 4 and [m.tie_ids for m in merges] == ties
 
 
 def test_overlapping_runs_match_naive():

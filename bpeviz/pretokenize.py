@@ -206,7 +206,7 @@ _PAST_BMP = re.compile("[\U00010000-\U0010ffff]")
 def _bmp_members(escape: str) -> str:
     r"""The BMP code points `regex` puts in a class escape, as ranges for a `re` class.
 
-    Example: _bmp_members(r"\p{N}")[:12] -> r"\u0030-\u0039"
+    Example: _bmp_members(r"\p{N}")[:13] -> r"\u0030-\u0039"
     """
     spans = [m.span() for m in regex.finditer(escape + "+", "".join(map(chr, range(0x10000))))]
     return "".join(f"\\u{a:04x}" if b - a == 1 else f"\\u{a:04x}-\\u{b - 1:04x}" for a, b in spans)

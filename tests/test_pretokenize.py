@@ -37,8 +37,6 @@ def test_presets_split_as_documented():
     assert bpeviz.split_text("x  =\t1", "words") == ["x", " ", " =", "\t", "1"]
 
 
-
-
 # -- the `re` twin of each preset -------------------------------------------------------------
 
 PRESET_PATTERNS = {name: p.pattern for name, p in bpeviz.PRETOKENIZERS.items() if p.pattern}

@@ -48,6 +48,7 @@ async def one_session(browser, url: str, k: int, n: int) -> dict:
     try:
         await page.goto(url, timeout=TIMEOUT_MS)
         await page.wait_for_selector("h1", timeout=TIMEOUT_MS)
+        await idle(page)  # a click during the first run can land on a sidebar the run then draws again
         await page.get_by_text("Paste text").click()
         box = page.get_by_label("Text to train on", exact=True)
         await box.wait_for(timeout=TIMEOUT_MS)

@@ -23,6 +23,7 @@ from .rules import TieRule, count_rule, hf_key, tie_rule
 Pair = tuple[int, int]
 ID_SHIFT = 1 << 21  # ids below 2 097 152: (left, right) packs into one int
 SHIFT = 1 << 42  # tie keys (a position, or two packed ids) stay below this
+SHIFT2 = SHIFT * SHIFT  # a heap entry, -count * SHIFT2 + tie key * SHIFT + packed pair, over this is -count
 SEPARATOR = -2  # the token between sequences (-1 marks a position merged away)
 
 
@@ -186,11 +187,12 @@ class _Trainer:
             counts = {key: sum(map(weight.__getitem__, positions)) for key, positions in where.items()}
         self.counts, self.where = counts, where  # counts: packed pair -> weighted number of occurrences (overlapping)
         self.skip: dict[int, int] = {}  # packed pair -> how many leading entries of where[pair] are dead
-        # Heap entries are (sort key, packed pair). For the position and id rules the sort key is one
-        # int, -count * SHIFT + tie key (0 <= tie key < SHIFT), so the heap compares ints only; the
-        # text rule keeps a tuple (-count, tie key). Counts are upper bounds, fixed when they surface.
+        # For the position and id rules the sort key is one int, -count * SHIFT + tie key (0 <= tie
+        # key < SHIFT), and a heap entry is one int too, sort key * SHIFT + packed pair: the heap then
+        # compares ints, not tuples (twice as fast). The text rule keeps tuples ((-count, tie key),
+        # packed pair). Counts are upper bounds, fixed when they surface.
         self.shift = 0 if rules.tie.kind == "text" else SHIFT
-        self.heap = [(self._sort_key(self._count(key), key, where[key][0]), key) for key in counts]
+        self.heap = [self._entry(self._sort_key(self._count(key), key, where[key][0]), key) for key in counts]
         heapq.heapify(self.heap)
         self.ready: list[Entry] = []  # checked entries in exact order, ahead of the heap
 
@@ -239,6 +241,10 @@ class _Trainer:
             return -count * SHIFT + _pack(hf_key(_unpack(key)))
         return (-count, self.rules.tie.order(_unpack(key), position, self.texts))
 
+    def _entry(self, sort_key: object, key: int) -> object:
+        """A heap entry: one int for the int sort keys, a tuple for the text rule's."""
+        return sort_key * SHIFT + key if self.shift else (sort_key, key)  # type: ignore[operator]
+
     def _pop_best(self) -> Entry | None:
         """Pop the best pair with its true count and sort key, fixing stale heap entries on the way.
 
@@ -248,9 +254,9 @@ class _Trainer:
         heap, ready, counts, overlapping, shift = self.heap, self.ready, self.counts, self.overlapping, self.shift
         tokens, nxt, first_rule = self.tokens, self.nxt, self.first_rule
         while heap or ready:
-            if ready and (not heap or ready[0][1] < heap[0][0]):
+            if ready and (not heap or ready[0][1] < (heap[0] // SHIFT if shift else heap[0][0])):  # type: ignore[index]
                 return ready.pop(0)
-            sort_key, key = heapq.heappop(heap)
+            sort_key, key = divmod(heapq.heappop(heap), SHIFT) if shift else heapq.heappop(heap)
             count = counts.get(key, 0)
             if count == 0:
                 continue
@@ -262,12 +268,12 @@ class _Trainer:
                 if not (tokens[position] == key // ID_SHIFT and tokens[nxt[position]] == key % ID_SHIFT):
                     position = self._first_position(key)
                 if count != -stored or position != sort_key - stored * SHIFT:  # type: ignore[operator]
-                    heapq.heappush(heap, (-count * SHIFT + position, key))
+                    heapq.heappush(heap, (-count * SHIFT + position) * SHIFT + key)
                     continue
                 return count, sort_key, key
             stored = -(sort_key // shift) if shift else -sort_key[0]  # type: ignore[index,operator]
             if count != stored:
-                heapq.heappush(heap, (self._sort_key(count, key, 0), key))
+                heapq.heappush(heap, self._entry(self._sort_key(count, key, 0), key))
                 continue
             return count, sort_key, key
         return None
@@ -295,7 +301,8 @@ class _Trainer:
                 kept.append(entry)
                 continue
             # a merge touched it: back to the heap, where its new key is sorted among the rest
-            heapq.heappush(self.heap, (self._sort_key(now, key, self._first_position(key) if self.first_rule else 0), key))
+            sort_key = self._sort_key(now, key, self._first_position(key) if self.first_rule else 0)
+            heapq.heappush(self.heap, self._entry(sort_key, key))
         self.ready = kept
 
     def _forget(self, key: int) -> None:
@@ -320,8 +327,7 @@ class _Trainer:
                 if ready and ready[0][0] == count:
                     want_tie = True
                 elif heap:
-                    top = heap[0][0]
-                    want_tie = (-(top // shift) if shift else -top[0]) >= count  # type: ignore[index,operator]
+                    want_tie = (-(heap[0] // SHIFT2) if shift else -heap[0][0][0]) >= count  # type: ignore[index,operator]
                 else:
                     want_tie = False
             else:
@@ -453,8 +459,8 @@ class _Trainer:
                     c = self._count(new)
                 # its first listed position may be overlapped away: too early is fine, fixed when it surfaces
                 if plain:
-                    heapq.heappush(heap, (-c * SHIFT + (where[new][0] if first_rule else new), new))
+                    heapq.heappush(heap, (-c * SHIFT + (where[new][0] if first_rule else new)) * SHIFT + new)
                 else:
-                    heapq.heappush(heap, (self._sort_key(c, new, where[new][0]), new))
+                    heapq.heappush(heap, self._entry(self._sort_key(c, new, where[new][0]), new))
             else:
                 del where[new]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from common import hf_train, median_time
+from common import hf_documents, hf_train, median_time
 from naive import naive_train
 
 import bpeviz
@@ -34,7 +34,9 @@ def main() -> None:
     for vocab_size in (1024, 4096):
         for mode in ("gpt2", "none"):
             fast = median_time(lambda v=vocab_size, m=mode: bpeviz.train(text, vocab_size=v, level="bytes", pretokenizer=m))
-            hf = median_time(lambda v=vocab_size, m=mode: hf_train(text, v, pretokenize.PRETOKENIZERS[m].pattern))
+            pattern = pretokenize.PRETOKENIZERS[mode].pattern
+            docs = hf_documents(text, pattern)
+            hf = median_time(lambda v=vocab_size, d=docs, p=pattern: hf_train(d, v, p))
             naive = None if args.quick else naive_seconds(text, vocab_size, mode)
             label = "split (gpt2)" if mode == "gpt2" else "raw (none)"
             hf_ratio = f"{hf / fast:7.2f}x" if hf else "   n/a"

@@ -24,7 +24,7 @@ def median_time(fn, repeat: int = 5) -> float:
 def hf_documents(text: str, pattern: str | None, block: int = 1000) -> list[str]:
     """The text as HF's trainer should get it: documents of `block` word chunks, cut where no pre-token crosses.
 
-    HF's trainer spreads its documents over its threads, and one long string runs on one (1.4-2.5x
+    HF's trainer spreads its documents over its threads, and one long string runs on one (1.3-2.5x
     slower from 1 MB up, measured). Cutting at `pretokenize.chunks` leaves every pre-token whole,
     so the merges are those of the whole text (speed.py checks it). No split (None): the text whole.
     """

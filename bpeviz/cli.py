@@ -295,8 +295,8 @@ def _token_counters(args: argparse.Namespace) -> tuple[list[tuple[str, Callable[
     if args.tokenizer:
         tok = formats.import_file(args.tokenizer)
         # a dummy prefix goes once before a whole file, not before each block of it
-        counters.append((Path(args.tokenizer).name, lambda text, first, tok=tok: len(
-            tok.encode_ordinary(text) if first else tok._encode_text(text))))  # type: ignore[attr-defined]
+        counters.append((Path(args.tokenizer).name,
+                         lambda text, first, tok=tok: len(tok.encode_ordinary(text, continued=not first))))
         if not pretokenize.is_chunkable(tok.settings.pretokenizer):
             cut_at = tok.settings.pretokenizer  # read such files whole
     return counters, cut_at

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import csv
+import hashlib
 import heapq
 import io
 import json
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import pretokenize, render
+from . import hf_split, pretokenize, render
 from .errors import BpevizError
 from .records import ALGORITHMS, ENDOFTEXT, LEVELS, Settings, Token
 from .rules import COUNT_RULES, DIALECTS, TIE_RULES
@@ -344,8 +345,7 @@ def hf_tokenizer_json(tok: Tokenizer) -> dict:
     vocab.update({_hf_str(m.token): m.id for m in tok.merges})  # type: ignore[arg-type]
     merges = [[_hf_str(m.left), _hf_str(m.right)] for m in tok.merges]  # type: ignore[arg-type]
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
-    pre = [byte_level] if pattern == MATCH_ALL else [
-        {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}, byte_level]
+    pre = [byte_level] if pattern == MATCH_ALL else [hf_split.split_step(split_pattern(tok)), byte_level]
     return {
         "version": "1.0",
         "truncation": None,
@@ -561,7 +561,12 @@ def _import_json(obj: object, name: str, n_merges: int | None) -> Tokenizer:
         return model_files.import_hf(obj, name)  # type: ignore[arg-type, return-value]
     if not isinstance(model, dict) or model.get("type") != "BPE":
         raise ValueError(f"{name} is JSON but not a Hugging Face tokenizer.json (BPE, WordPiece, Unigram) nor a bpeviz file.")
-    return from_pairs(_hf_pairs(model, name)[:n_merges])
+    normalizer = obj.get("normalizer")  # type: ignore[union-attr]
+    if normalizer is not None and normalizer != {"type": "Sequence", "normalizers": []}:  # an empty Sequence does nothing
+        raise BpevizError("import_normalizer", f"{name} normalizes text before it splits (a normalizer); bpeviz replays "
+                          "byte-level BPE files without one, so it does not import this one.", name=name)
+    split = hf_split.read(obj.get("pre_tokenizer"), name, byte_level=True)  # type: ignore[union-attr]
+    return from_pairs(_hf_pairs(model, name)[:n_merges], pretokenizer=split)
 
 
 def _check_n_merges(n_merges: object) -> int | None:
@@ -570,8 +575,32 @@ def _check_n_merges(n_merges: object) -> int | None:
     return _int(n_merges, "The number of merges to keep")
 
 
-def import_data(data: bytes, name: str = "", *, n_merges: int | None = None) -> Tokenizer:
-    """The first n_merges merges of a bpeviz JSON, tokenizer.json, .tiktoken, CSV or .vocab file, at the file's level."""
+# The real rank files whose split is known without a sidecar: sha256 (tiktoken's expected hash) -> preset
+KNOWN_RANK_FILES = {
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": "gpt4",  # cl100k_base
+    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": "o200k",  # o200k_base
+}
+
+
+def _rank_file_split(data: bytes, sidecar: bytes | None, name: str) -> str:
+    """The split of a .tiktoken file: its sidecar's pat_str, a known file's preset, else GPT-2's."""
+    if sidecar is None:
+        return KNOWN_RANK_FILES.get(hashlib.sha256(data).hexdigest(), "gpt2")
+    side = parse_json(sidecar, f"{name}'s sidecar")
+    pattern = side.get("pat_str") if isinstance(side, dict) else None
+    if not isinstance(pattern, str) or not pattern:
+        raise BpevizError("import_sidecar", f"{name}'s sidecar has no \"pat_str\" (the split pattern).", name=name)
+    split = pretokenize.preset_named(pattern) or pattern
+    pretokenize.resolve(split)  # a pattern that does not compile, or is too costly, fails with its reason
+    return split
+
+
+def import_data(data: bytes, name: str = "", *, n_merges: int | None = None, sidecar: bytes | None = None) -> Tokenizer:
+    """The first n_merges merges of a bpeviz JSON, tokenizer.json, .tiktoken, CSV or .vocab file, at the file's level.
+
+    Each file is split as it says: a tokenizer.json by its pre_tokenizer, a .tiktoken by the pat_str of its sidecar
+    (cl100k_base's and o200k_base's own files by theirs; other rank files without one by GPT-2's).
+    """
     name = name or "the file"
     n_merges = _check_n_merges(n_merges)
     head = data.lstrip()[:64]
@@ -581,11 +610,15 @@ def import_data(data: bytes, name: str = "", *, n_merges: int | None = None) -> 
         return read_vocab(data, name).truncated(n_merges if n_merges is not None else 10**9)
     if head.startswith(b"rank,left,right"):
         return read_csv(data, name).truncated(n_merges if n_merges is not None else 10**9)
-    return from_pairs(pairs_from_ranks(read_tiktoken_ranks(data, name), n_merges))
+    split = _rank_file_split(data, sidecar, name)
+    return from_pairs(pairs_from_ranks(read_tiktoken_ranks(data, name), n_merges), pretokenizer=split)
 
 
 def import_file(path: str | Path, *, n_merges: int | None = None) -> Tokenizer:
-    return import_data(_read(path), str(path), n_merges=n_merges)
+    """import_data on a file; a .tiktoken file's sidecar (the same name plus .json, as export writes it) is read too."""
+    side = Path(str(path) + ".json")
+    sidecar = side.read_bytes() if str(path).endswith(".tiktoken") and side.is_file() else None
+    return import_data(_read(path), str(path), n_merges=n_merges, sidecar=sidecar)
 
 
 def gpt2_pairs(n_merges: int | None = None) -> list[tuple[bytes, bytes]]:

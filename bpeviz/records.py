@@ -5,6 +5,7 @@ Nothing here trains, encodes or reads files; every other stage passes these arou
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -107,6 +108,19 @@ def to_bytes(text: str) -> bytes:
             f"The text contains a lone surrogate ({text[exc.start]!r} at {exc.start}), which is not a character "
             "and has no UTF-8 form. Remove it or load the file as bytes."
         ) from exc
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_tiktoken_reads(text: str) -> str:
+    """Text as tiktoken reads a str that is not valid Unicode: a surrogate pair becomes its character, a lone surrogate U+FFFD.
+
+    Example: as_tiktoken_reads("\ud83d\udc4d \ud800") -> "\U0001f44d \ufffd"
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def has_raw_bytes(text: str) -> bool:

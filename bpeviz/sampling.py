@@ -85,7 +85,7 @@ def dropout_encode(tok: Tokenizer, text: str, p: float, seed: int = 0,
     """
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"The dropout probability must be between 0 and 1, not {p}.")
-    tok._check_text(text)
+    text = tok._check_text(text)
     rng = random.Random(seed)
     text = tok._prefix + text if text else text
     return [i for piece in pretokenize.split_text(text, tok.settings.pretokenizer)

@@ -17,7 +17,7 @@ from itertools import chain, repeat
 from pathlib import Path
 
 from . import pretokenize
-from .records import ENDOFTEXT, LEVELS, Merge, Settings, Token, TraceStep, has_raw_bytes, to_bytes
+from .records import ENDOFTEXT, LEVELS, Merge, Settings, Token, TraceStep, as_tiktoken_reads, to_bytes
 from .trainer import RawMerge
 
 Pair = tuple[int, int]
@@ -158,9 +158,24 @@ class TokenizerBase:
     def _encode_text(self, text: str) -> list[int]:
         raise NotImplementedError
 
-    def encode_ordinary(self, text: str) -> list[int]:
-        """Encode text, treating special-token strings as plain text."""
-        self._check_text(text)
+    def encode_ordinary(self, text: str, *, continued: bool = False) -> list[int]:
+        """Encode text, treating special-token strings as plain text.
+
+        continued: the text goes on from an earlier call (a file read in blocks), so no dummy prefix goes before it.
+        """
+        text = self._check_text(text)
+        return self._encode_text(self._prefix + text if text and not continued else text)
+
+    def encode_bytes(self, data: bytes) -> list[int]:
+        """Encode raw bytes, invalid UTF-8 kept byte for byte (bytes level only); `decode_bytes` gives them back.
+
+        Example: tok.decode_bytes(tok.encode_bytes(b"ol\xe1")) == b"ol\xe1"
+        """
+        if not isinstance(data, (bytes, bytearray)):
+            raise ValueError(f"encode_bytes takes bytes, not {type(data).__name__}; encode text with encode().")
+        if self.level != "bytes":
+            raise ValueError("Only a bytes-level tokenizer keeps raw bytes; decode the data to text and use encode().")
+        text = bytes(data).decode("utf-8", "surrogateescape")  # invalid bytes ride along as U+DC80-U+DCFF
         return self._encode_text(self._prefix + text if text else text)
 
     def encode(self, text: str, *, allowed_special: Collection[str] | str = ()) -> list[int]:
@@ -168,7 +183,7 @@ class TokenizerBase:
 
         Example: tok.encode("o gato") -> [14, 31] (ids depend on the training run)
         """
-        self._check_text(text)
+        text = self._check_text(text)
         allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
         found = [s for s in self.special_tokens if s in text]
         refused = [s for s in found if s not in allowed]
@@ -198,14 +213,14 @@ class TokenizerBase:
         text = self.decode_bytes(ids).decode("utf-8", errors="replace")
         return text[1:] if self._prefix and text.startswith(self._prefix) else text
 
-    def _check_text(self, text: str) -> None:
+    def _check_text(self, text: str) -> str:
+        """The text to encode, as tiktoken reads it (surrogates: see records.as_tiktoken_reads); bytes are refused."""
         if isinstance(text, (bytes, bytearray)):
-            raise ValueError("Text to encode must be a str, not bytes: decode it first, e.g. "
-                             "data.decode('utf-8', 'surrogateescape') (a bytes-level tokenizer keeps invalid bytes).")
+            raise ValueError("Text to encode must be a str, not bytes: decode it first, or use encode_bytes() "
+                             "(a bytes-level tokenizer keeps invalid bytes).")
         if not isinstance(text, str):
             raise ValueError(f"Text to encode must be a str, not {type(text).__name__}.")
-        if self.level == "chars" and has_raw_bytes(text):
-            raise ValueError("This text holds raw bytes that are not valid UTF-8; encode it with a bytes-level tokenizer.")
+        return as_tiktoken_reads(text)
 
     def save(self, path: str | Path) -> None:
         """Write the bpeviz JSON file (lossless); `bpeviz.load(path)` reads it back."""
@@ -346,7 +361,7 @@ class Tokenizer(TokenizerBase):
 
         Example: tok.trace("o gato")[0].pieces -> ("o", " ", "g", "a", "t", "o")
         """
-        self._check_text(text)
+        text = self._check_text(text)
         text = self._prefix + text if text else text
         words = [self.base_ids(p) for p in pretokenize.split_text(text, self.settings.pretokenizer)]
         steps = [TraceStep(None, self._pieces(words))]

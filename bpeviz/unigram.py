@@ -228,7 +228,7 @@ class UnigramTokenizer(TokenizerBase):
 
     def log_likelihood(self, text: str) -> float:
         """log P(text): over the pre-tokens, the log of the summed probability of every segmentation."""
-        self._check_text(text)
+        text = self._check_text(text)
         words = self._words(self._prefix + text if text else text)
         return math.fsum(self._model.forward_backward(w, self._model.nodes(w))[0] for w in words)
 
@@ -238,7 +238,7 @@ class UnigramTokenizer(TokenizerBase):
         With a dummy prefix the first piece starts with its space, as SentencePiece's ▁ does.
         Example: tok.nbest("gatos", 2) -> [((" gato", "s"), 0.71), ((" ga", "tos"), 0.12)]
         """
-        self._check_text(text)
+        text = self._check_text(text)
         text = self._prefix + text if text else text
         model = self._model
         total = sum(model.forward_backward(w, model.nodes(w))[0] for w in self._words(text))
@@ -274,7 +274,7 @@ class UnigramTokenizer(TokenizerBase):
     def _sample(self, text: str, alpha: float, rng: random.Random) -> list[int]:
         if alpha < 0:
             raise ValueError(f"alpha must be 0 or more, not {alpha}.")
-        self._check_text(text)
+        text = self._check_text(text)
         text = self._prefix + text if text else text
         model, out = self._model, []
         for word in self._words(text):

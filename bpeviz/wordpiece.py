@@ -30,9 +30,8 @@ from .records import ENDOFTEXT, Settings, Token, WordPieceMerge
 from .tokenizer import TokenizerBase, merge_pair
 
 CONTINUATION = "##"
-# BERT's split (BertPreTokenizer): runs of whitespace, words, single punctuation marks (ASCII symbols count).
-# A WordPiece tokenizer that splits this way drops the whitespace, as BERT does (imported BERT files).
-BERT_SPLIT = r"\s+|[^\s\p{P}!-/:-@\[-`{-~]+|[\p{P}!-/:-@\[-`{-~]"
+# A WordPiece tokenizer that splits BERT's way drops the whitespace, as BERT does (imported BERT files).
+BERT_SPLIT = pretokenize.BERT_SPLIT
 TOP_RECORDED = 5  # best pairs kept per step, winner first
 NEAR = 1e-9  # scores this close (relative) as floats are compared exactly
 

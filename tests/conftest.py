@@ -11,6 +11,16 @@ ROOT = TESTS.parent
 sys.path.insert(0, str(TESTS))  # for naive.py, the oracle
 
 
+# A test's kind follows from what it uses, so no test can forget its mark (pyproject.toml lists the marks).
+KIND_OF_FIXTURE = {"browser": "browser", "page": "browser", "app_server": "server", "app_url": "server", "cluster": "cluster"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for kind in {KIND_OF_FIXTURE[f] for f in getattr(item, "fixturenames", ()) if f in KIND_OF_FIXTURE}:
+            item.add_marker(kind)
+
+
 @pytest.fixture(scope="session")
 def toy_reference() -> dict:
     return json.loads((TESTS / "toy_pt_merges.json").read_text(encoding="utf-8"))

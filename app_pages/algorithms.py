@@ -62,7 +62,8 @@ def summary(toks: dict) -> None:
         rows.append({t("col_algorithm"): NAMES[name], t("col_vocab"): f"{tok.vocab_size:,}", t("col_tokens"): f"{n:,}",
                      t("col_bytes_per_token"): f"{tok.corpus_bytes / n:.2f}" if n else "–",
                      t("col_how_learned"): t(f"alg_how_{name}")})
-    st.table(pd.DataFrame(rows).set_index(t("col_algorithm")))  # three rows: a plain table grows with classroom mode
+    if rows:  # every algorithm may refuse the corpus (each says why above): then there is nothing to sum up
+        st.table(pd.DataFrame(rows).set_index(t("col_algorithm")))  # a plain table grows with classroom mode
 
 
 def divergence(bpe, wordpiece) -> None:

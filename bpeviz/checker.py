@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from dataclasses import dataclass
 
 from . import render
@@ -21,7 +20,7 @@ from .trainer import CorpusState
 from .training import corpus_documents, corpus_words, prepare, train_rules
 
 MAX_ROWS = 5_000
-_LINE = re.compile(r"^\s*(\S+)\s*(?:\+\s*)?(\S+)(?:\s+(\d+))?\s*$")  # "a b", "a + b", optional count
+MAX_COUNT_DIGITS = 12
 
 
 @dataclass(frozen=True)
@@ -57,6 +56,32 @@ def _token(text: str, level: str, line: int) -> Token:
     return token
 
 
+def _count(text: str | None, line: int) -> int | None:
+    """A count as written (ASCII digits), or None when none was written."""
+    if not text:
+        return None
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_COUNT_DIGITS:
+        raise BpevizError("table_bad_count", f"Line {line}: the count {text[:20]!r} is not a whole number of at most "
+                          f"{MAX_COUNT_DIGITS} digits.", line=line)
+    return int(text)
+
+
+def _fields(line: str) -> tuple[str, str, str | None] | None:
+    """(left, right, count or None) of "a b", "a + b", "a b 7", "a + b 7"; None if the line is none of those.
+
+    Linear in the line (str.split); a one-token line "ab" is a + b, as the earlier pattern read it.
+    """
+    parts = line.split()
+    if len(parts) == 1 and len(parts[0]) > 1:
+        parts = [parts[0][:-1], parts[0][-1]]
+    if len(parts) >= 3 and parts[1] == "+":
+        parts = [parts[0], *parts[2:]]
+    if len(parts) == 2 or len(parts) == 3:
+        right = parts[1][1:] if parts[1].startswith("+") and len(parts[1]) > 1 else parts[1]
+        return parts[0], right, parts[2] if len(parts) == 3 else None
+    return None
+
+
 def parse_table(text: str, level: str) -> list[Row]:
     """Rows from "left right" / "left + right" lines (an optional count after them), or a CSV with columns left,right[,count].
 
@@ -72,12 +97,12 @@ def parse_table(text: str, level: str) -> list[Row]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        match = _LINE.match(line)
-        if match is None:
+        fields = _fields(line)
+        if fields is None:
             raise BpevizError("table_bad_line", f"Line {number} is not 'left right' or 'left + right' (with an optional count).",
                               line=number)
-        left, right, count = match.groups()
-        rows.append(Row(number, _token(left, level, number), _token(right, level, number), int(count) if count else None))
+        left, right, count = fields
+        rows.append(Row(number, _token(left, level, number), _token(right, level, number), _count(count, number)))
         if len(rows) > MAX_ROWS:
             raise BpevizError("table_too_long", f"The table has more than {MAX_ROWS:,} rows; check at most {MAX_ROWS:,}.")
     if not rows:
@@ -89,10 +114,10 @@ def _parse_csv(text: str, level: str) -> list[Row]:
     rows = []
     for number, record in enumerate(csv.DictReader(io.StringIO(text)), start=2):
         left, right, count = record.get("left"), record.get("right"), (record.get("count") or "").strip()
-        if left is None or right is None or not count.isdigit() and count:
+        if left is None or right is None or not (count.isascii() and count.isdigit()) and count:
             raise BpevizError("table_bad_line", f"Line {number}: a row needs left and right, and a count that is a number.",
                               line=number)
-        rows.append(Row(number, _token(left, level, number), _token(right, level, number), int(count) if count else None))
+        rows.append(Row(number, _token(left, level, number), _token(right, level, number), _count(count, number)))
         if len(rows) > MAX_ROWS:
             raise BpevizError("table_too_long", f"The table has more than {MAX_ROWS:,} rows; check at most {MAX_ROWS:,}.")
     if not rows:

@@ -153,6 +153,9 @@ def _add_in_order(counts: Counter[str], blocks: Iterable[Block], submit: Callabl
         advance(done_block)
 
 
+MAX_LOCAL_WORKERS = os.cpu_count() or 1  # local:N starts N processes: no more than the machine's cores
+
+
 def _count_on_dask(blocks: Iterable[Block], pretokenizer: str, scheduler: str, advance: Callable[[Block], None]) -> Counter[str]:
     try:
         from distributed import Client, LocalCluster
@@ -164,6 +167,10 @@ def _count_on_dask(blocks: Iterable[Block], pretokenizer: str, scheduler: str, a
     counts: Counter[str] = Counter()
     if local is not None:
         n = max(1, int(local.group(1)))
+        if n > MAX_LOCAL_WORKERS:
+            raise BpevizError("too_many_workers", f"--scheduler local:{n} asks for more worker processes than this machine "
+                              f"has cores ({MAX_LOCAL_WORKERS}); give at most local:{MAX_LOCAL_WORKERS}.",
+                              n=n, cap=MAX_LOCAL_WORKERS)
         with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                           dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
             _add_in_order(counts, blocks, lambda docs: client.submit(pretokenize.count_pieces, docs, pretokenizer, pure=False),

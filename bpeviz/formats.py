@@ -566,6 +566,7 @@ def _import_json(obj: object, name: str, n_merges: int | None) -> Tokenizer:
         raise BpevizError("import_normalizer", f"{name} normalizes text before it splits (a normalizer); bpeviz replays "
                           "byte-level BPE files without one, so it does not import this one.", name=name)
     split = hf_split.read(obj.get("pre_tokenizer"), name, byte_level=True)  # type: ignore[union-attr]
+    _list(obj.get("added_tokens") or [], f"{name}'s \"added_tokens\"")  # type: ignore[union-attr]  # read, not replayed
     return from_pairs(_hf_pairs(model, name)[:n_merges], pretokenizer=split)
 
 

@@ -69,13 +69,22 @@ def heldout_text(lang: str) -> str:
     return "\n".join(corpora.documents(f"udhr-{lang}")[HELDOUT_FROM:])
 
 
+MAX_WEIGHT = 1_000  # a language counted a thousand times over is already all the mix
+
+
 def check_weights(weights: Mapping[str, int]) -> dict[str, int]:
-    """Known languages with whole, non-negative weights; at least one above zero."""
+    """Known languages with whole weights from 0 to MAX_WEIGHT; at least one above zero. ValueError names a bad one."""
+    if not isinstance(weights, Mapping):
+        raise ValueError(f"The weights are a mapping of language to weight, like {{'en': 1, 'pt': 2}}, not "
+                         f"{type(weights).__name__}.")
     unknown = [lang for lang in weights if lang not in corpora.UDHR_LANGUAGES]
     if unknown:
         raise ValueError(f"Unknown UDHR language {unknown[0]!r}; choose from {', '.join(corpora.UDHR_LANGUAGES)}.")
-    clean = {lang: int(w) for lang, w in weights.items() if int(w) > 0}
-    if any(int(w) < 0 for w in weights.values()) or not clean:
+    for lang, w in weights.items():
+        if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w <= MAX_WEIGHT:
+            raise ValueError(f"The weight of {lang!r} must be a whole number from 0 to {MAX_WEIGHT:,}, not {str(w)[:20]!r}.")
+    clean = {lang: w for lang, w in weights.items() if w > 0}
+    if not clean:
         raise ValueError("Give at least one language a weight above 0 (weights are whole numbers, 0 leaves a language out).")
     return clean
 

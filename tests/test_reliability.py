@@ -1,0 +1,93 @@
+"""One visitor must not stop the class (issue 28): hostile shapes get a message, never a freeze or a traceback."""
+
+import contextlib
+import json
+import time
+
+import pytest
+
+import bpeviz
+from bpeviz import checker, counting, formats, mix
+from bpeviz.errors import BpevizError
+
+
+def seconds(call, *args) -> float:
+    """The best of three timings of call(*args), errors included (a refusal must be quick too)."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        with contextlib.suppress(ValueError):
+            call(*args)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_the_checker_reads_a_long_line_in_linear_time():
+    """Row 1: a line "a"*N + " b c" took 9-14 s at N = 20 000 (quadratic backtracking). Time grows with N, not N²."""
+    short, long = ("a" * n + " b c" for n in (50_000, 400_000))
+    ratio = seconds(checker.parse_table, long, "chars") / max(seconds(checker.parse_table, short, "chars"), 1e-6)
+    assert ratio < 24, ratio  # 8x the text: linear about 8, quadratic 64
+    with pytest.raises(BpevizError, match="Line 1"):
+        checker.parse_table("a" * 50_000 + " b c", "chars")
+
+
+@pytest.mark.parametrize("count", ["²", "٣", "9" * 5_000])
+def test_a_count_that_is_no_plain_number_gets_a_message(count):
+    """Row 15: counts like ², Arabic digits or 5 000 digits gave raw Python messages."""
+    for table in (f"a b {count}", f"left,right,count\na,b,{count}"):
+        with pytest.raises(BpevizError) as err:
+            checker.parse_table(table, "chars")
+        assert "Line" in str(err.value) and "Exceeds" not in str(err.value)
+
+
+def test_the_checker_reads_the_same_tables_as_before():
+    rows = checker.parse_table("␣ + n 7\n␣n o\na +b\nab\n# a comment\n\nx y 3", "chars")
+    assert [(r.left, r.right, r.count) for r in rows] == [(" ", "n", 7), (" n", "o", None), ("a", "b", None),
+                                                          ("a", "b", None), ("x", "y", 3)]
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "qwen3.6", "cl100k_base", "gpt2"])
+@pytest.mark.parametrize("run", [" ", "\t", "\u00a0"])
+def test_a_reference_survives_a_megabyte_of_one_space(name, run):
+    """Row 6: o200k_base and qwen3.6 raised tiktoken's PanicException (a BaseException) on 1 MB of spaces."""
+    ref = bpeviz.reference(name)
+    text = run * 1_000_000
+    ids = ref.encode_ordinary(text)
+    assert ref.decode(ids) == text and ref.encode(text) == ids
+    sample = "The cat 1234567 sat\n\n   on the mat. " * 200  # where tiktoken's own split works, the replay is the same
+    assert ref._replay(sample) == ref.encode_ordinary(sample)
+
+
+def test_local_workers_are_capped_at_the_cores(tmp_path):
+    """Row 10: --scheduler local:1000 started 84 processes and kept going."""
+    pytest.importorskip("distributed", reason="the optional cluster extra")
+    path = tmp_path / "a.txt"
+    path.write_text("o gato subiu no telhado " * 10)
+    with pytest.raises(BpevizError, match="cores") as err:
+        counting.count_files([path], "gpt2", scheduler=f"local:{counting.MAX_LOCAL_WORKERS + 1}")
+    assert err.value.code == "too_many_workers"
+
+
+@pytest.mark.parametrize("weights", [{"en": float("inf")}, {"en": None}, {"en": [1]}, {"en": 0.5}, {"en": True},
+                                     {"en": 10**9}, [("en", 1)]])
+def test_mix_weights_are_checked_by_name(weights):
+    """Row 16: inf, None, [1] raised OverflowError/TypeError; 0.5 silently dropped the language."""
+    with pytest.raises(ValueError, match="weight"):
+        mix.train_mix(weights, 300)
+
+
+@pytest.mark.parametrize(("field", "value"), [("normalizer", "x"), ("pre_tokenizer", [1]), ("added_tokens", 5),
+                                              ("pre_tokenizer", {"type": "Sequence", "pretokenizers": 5})])
+@pytest.mark.parametrize("algorithm", ["wordpiece", "unigram", "bpe"])
+def test_a_hostile_tokenizer_json_gets_one_line_that_names_the_field(field, value, algorithm):
+    """Row 4: these gave AttributeError / TypeError, a traceback in the CLI and a crashed page in the app."""
+    text = "o gato subiu no telhado e o cão dormiu no chão " * 10
+    tok = bpeviz.train(text, vocab_size=60 if algorithm != "bpe" else 270, level="bytes" if algorithm == "bpe" else "chars",
+                       algorithm=algorithm)
+    data = json.loads(formats.export(tok, "hf"))
+    data[field] = value
+    with pytest.raises(ValueError) as err:
+        formats.import_data(json.dumps(data).encode(), "tokenizer.json")
+    assert type(err.value) in (ValueError, BpevizError)
+    assert any(word in str(err.value) for word in ("normaliz", "pre_tokenizer", "pre-tokenizer", "pretokenizers",
+                                                   "added_tokens"))

@@ -7,6 +7,7 @@ a [singular, plural] pair chosen by the `n` value. Translators edit that file on
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -92,6 +93,9 @@ def labels(template: str) -> Callable[[object], str]:
     return bound(lambda option, language: t(template.format(option), language))
 
 
+_FIRST_FIELD = re.compile(r"\{(\w+)")
+
+
 def t(key: str, lang: str | None = None, *, default: str | None = None, **values: object) -> str:
     """The interface string `key` in `lang` (the session's language by default), with `values` filled in.
 
@@ -103,6 +107,7 @@ def t(key: str, lang: str | None = None, *, default: str | None = None, **values
         return default
     entry = STRINGS[key]
     text = entry.get(lang) or entry["en"]
-    if isinstance(text, tuple):
-        text = text[0] if values.get("n") == 1 else text[1]
+    if isinstance(text, tuple):  # (singular, plural), chosen by the number the plural shows first
+        counted = _FIRST_FIELD.search(text[1])
+        text = text[0] if counted is not None and values.get(counted.group(1)) == 1 else text[1]
     return text.format(**values) if values else text

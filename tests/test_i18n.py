@@ -62,3 +62,15 @@ def test_plurals_and_corpus_names():
     assert t("n_tied", "pt", n=1, more="") == "1 empatado" and t("n_tied", "pt", n=3, more="") == "3 empatados"
     assert t("n_tokens_short", "en", n=1) == "1 token" and t("n_tokens_short", "en", n=2) == "2 tokens"
     assert corpus_label("udhr-fr", "pt") == "DUDH: Francês" and corpus_label("toy_pt", "pt") == "Oito frases de brinquedo"
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_singular_follows_the_number_shown(lang):
+    """Issue 27.8: "1 different segmentations" / "1 rounds": the form was chosen by another number than the one shown."""
+    assert t("dropout_distinct", lang, k=1) == ("1 segmentation" if lang == "en" else "1 segmentação")
+    assert "2 " in t("dropout_distinct", lang, k=2) and t("dropout_distinct", lang, k=2) != t("dropout_distinct", lang, k=1)
+    one = t("alg_tab_unigram", lang, rounds=1, vocab=30)
+    assert ("1 round," if lang == "en" else "1 rodada,") in one
+    for key, entry in STRINGS.items():  # every plural shows the number that picks its form
+        if isinstance(entry.get(lang), tuple):
+            assert re.search(r"\{\w+", entry[lang][1]), key

@@ -48,14 +48,6 @@ def _regex_of(step: dict, name: str) -> str:
     raise _refuse(name, step, "has no regex or string pattern")
 
 
-def _named(pattern: str) -> str:
-    """A preset's name when the pattern is a preset's (as written here or read back), else the pattern."""
-    for key, preset in pretokenize.PRETOKENIZERS.items():
-        if preset.pattern is not None and pattern in (preset.pattern, pretokenize.for_oniguruma(preset.pattern)):
-            return key
-    return pattern
-
-
 def read(pre: object, name: str = "the file", *, byte_level: bool) -> str:
     """The bpeviz split of a `pre_tokenizer`: "none" when nothing splits, a preset name, or a regex.
 
@@ -86,6 +78,6 @@ def read(pre: object, name: str = "the file", *, byte_level: bool) -> str:
                           "replays one split, so it does not import the file with another.", step="Sequence")
     if not splits:
         return "none"
-    split = _named(splits[0])
+    split = pretokenize.preset_named(splits[0]) or splits[0]
     pretokenize.resolve(split)  # a pattern that does not compile, or is too costly, fails here with its reason
     return split

@@ -333,9 +333,9 @@ def from_oniguruma(pattern: str) -> str:
 
 
 def preset_named(pattern: str | None) -> str | None:
-    """The preset whose pattern this is (None: the "none" preset), or None when it is no preset's."""
+    """The preset whose pattern this is, as bpeviz or HF tokenizers writes it (None: the "none" preset); else None."""
     for name, preset in PRETOKENIZERS.items():
-        if preset.pattern == pattern:
+        if pattern == preset.pattern or preset.pattern is not None and pattern == for_oniguruma(preset.pattern):
             return name
     return None
 

@@ -22,5 +22,8 @@ page = st.navigation(pages)
 sidebar.show()
 for kind, notice in state.pop_notices():
     getattr(st, kind)(notice)
-page.run()
+try:
+    page.run()
+finally:  # a page that stopped early (st.stop, an error shown) still keeps what was chosen on it
+    state.keep()
 state.sync_url()

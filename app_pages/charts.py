@@ -10,7 +10,7 @@ import bpeviz
 from bpeviz import corpora, metrics, mix, render, sources
 from bpeviz.records import Settings
 from bpeviz.reference_encodings import ENCODINGS
-from bpeviz_app import runs, sidebar, views
+from bpeviz_app import runs, sidebar, state, views
 from bpeviz_app.i18n import bound, corpus_label, error_text, labels, source_label, t
 
 LESSON = "lesson"
@@ -58,12 +58,14 @@ def chart_corpus(key: str) -> list[str] | None:
 def vocab_chart() -> None:
     st.subheader(t("chart_vocab"))
     options = ["english", LESSON, *[k for k in corpora.CORPORA if k not in ("english", corpora.DEFAULT_CORPUS)]]
-    key = st.selectbox(t("corpus"), options, key="chart_corpus",
+    key = st.selectbox(t("corpus"), options, **state.bind("chart_corpus", "english", options),
                        format_func=bound(lambda k, lg: t("lesson_corpus", lg) if k == LESSON else corpus_label(k, lg)))
     c2, c3, c4 = st.columns(3)
-    vocab_size = c2.select_slider(t("trained_vocab"), CHART_VOCABS, value=4096, key="chart_vocab")
-    pretokenizer = c3.selectbox(t("split"), list(bpeviz.PRETOKENIZERS), index=1, key="chart_pre")
-    percent = c4.slider(t("held_out_percent"), 5, 50, 10, key="chart_heldout", help=t("held_out_help"))
+    vocab_size = c2.select_slider(t("trained_vocab"), CHART_VOCABS, **state.bind("chart_vocab", 4096, CHART_VOCABS))
+    splits = list(bpeviz.PRETOKENIZERS)
+    pretokenizer = c3.selectbox(t("split"), splits, **state.bind("chart_pre", splits[1], splits))
+    percent = c4.slider(t("held_out_percent"), 5, 50, help=t("held_out_help"),
+                        **state.bind("chart_heldout", 10, range(5, 51)))
     docs = chart_corpus(key)
     if docs is None:
         return
@@ -159,11 +161,14 @@ def language_chart(tok: bpeviz.Tokenizer | None) -> None:
     mix_label = t("mix_series", vocab=MIX_VOCAB)
     table = language_rows(digest, lesson.settings, trained_label, mix_label, tok).copy()
     table.insert(0, "language", [t(f"udhr_{code}") + (" *" if code in corpora.NO_SPACES else "") for code in table.code])
-    languages = st.multiselect(t("languages"), list(corpora.UDHR_LANGUAGES), default=list(corpora.UDHR_LANGUAGES),
-                               format_func=labels("udhr_{}"), key="lang_pick")
+    everyone = list(corpora.UDHR_LANGUAGES)
+    languages = st.multiselect(t("languages"), everyone, format_func=labels("udhr_{}"),
+                               **state.bind("lang_pick", everyone, everyone))
     c2, c3 = st.columns(2)
-    measure = c2.selectbox(t("measure"), MEASURES, key="lang_measure", format_func=bound(lambda m, lg: t(COLUMN_KEYS[m], lg)))
-    sort_by = c3.selectbox(t("sort_by"), ("o200k_base", "gpt2", "language"), key="lang_sort",
+    measure = c2.selectbox(t("measure"), MEASURES, format_func=bound(lambda m, lg: t(COLUMN_KEYS[m], lg)),
+                           **state.bind("lang_measure", MEASURES[0], MEASURES))
+    sorts = ("o200k_base", "gpt2", "language")
+    sort_by = c3.selectbox(t("sort_by"), sorts, **state.bind("lang_sort", sorts[0], sorts),
                            format_func=bound(lambda k, lg: t("col_language", lg) if k == "language"
                                              else t("premium_of", lg, name=ENCODINGS[k].short_label)))
     shown = table[table.code.isin(languages)]

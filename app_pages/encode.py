@@ -75,8 +75,8 @@ def final_tokens(tok: Tokenizer, text: str, ids: list[int]) -> None:
 def inspector_controls(text: str) -> tuple[int, int]:
     """The toggles every row of chips follows, and the span of the sentence to outline in each row."""
     row = st.container(horizontal=True, vertical_alignment="center")
-    row.toggle(t("show_whitespace"), key="show_whitespace", value=True, help=t("show_whitespace_help"))
-    row.toggle(t("byte_view"), key="byte_view", value=False, help=t("byte_view_help"))
+    row.toggle(t("show_whitespace"), help=t("show_whitespace_help"), **state.bind("show_whitespace", True, (True, False)))
+    row.toggle(t("byte_view"), help=t("byte_view_help"), **state.bind("byte_view", False, (True, False)))
     length = min(len(text), MAX_SPAN_TEXT)
     if length < 2:
         return (0, 0)
@@ -127,9 +127,10 @@ def dropout_section(tok: Tokenizer, lesson: sidebar.Lesson, text: str) -> None:
     st.subheader(t("dropout_title"))
     st.caption(t("dropout_caption"))
     c1, c2, c3 = st.columns([2, 1, 1])
-    p = c1.slider(t("dropout_p"), 0.0, 0.9, key="dropout_p", step=0.05)
-    seed = int(c2.number_input(t("dropout_seed"), 0, 10**6, key="dropout_seed"))
-    n = int(c3.selectbox(t("dropout_samples"), SAMPLE_SIZES, key="dropout_n", format_func=lambda v: f"{v:,}"))
+    p = c1.slider(t("dropout_p"), 0.0, 0.9, step=0.05, **state.bind("dropout_p"))
+    seed = int(c2.number_input(t("dropout_seed"), 0, 10**6, **state.bind("dropout_seed")))
+    n = int(c3.selectbox(t("dropout_samples"), SAMPLE_SIZES, format_func=lambda v: f"{v:,}",
+                         **state.bind("dropout_n", SAMPLE_SIZES[0], SAMPLE_SIZES)))
     short = text[:MAX_DROPOUT_TEXT]
     steps: list[sampling.DropoutStep] = []
     ids = sampling.dropout_encode(tok, short, p, seed, steps)
@@ -175,7 +176,7 @@ def unigram_samples(lesson: sidebar.Lesson, word: str, n: int, seed: int) -> Non
     except ValueError as exc:
         st.caption(t("unigram_unavailable", why=render.md(error_text(exc))))
         return
-    alpha = st.slider(t("unigram_alpha"), 0.1, 2.0, 1.0, 0.1, key="unigram_alpha", help=t("unigram_alpha_help"))
+    alpha = st.slider(t("unigram_alpha"), 0.1, 2.0, step=0.1, help=t("unigram_alpha_help"), **state.bind("unigram_alpha", 1.0))
     counts = unigram.sample_counts(word, alpha, n, seed)
     distribution_chart(counts, n, t("unigram_samples_title", vocab=unigram.vocab_size))
     if alpha == 1.0:  # then a segmentation comes out as often as the model says it should

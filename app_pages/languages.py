@@ -13,7 +13,7 @@ import streamlit as st
 
 from bpeviz import corpora, mix, render
 from bpeviz.reference_encodings import ENCODINGS
-from bpeviz_app import runs, views
+from bpeviz_app import runs, state, views
 from bpeviz_app.i18n import bound, error_text, t
 
 VOCABS = (1024, 2048, 4096, 8192)
@@ -31,13 +31,15 @@ def premium_rows(weights: tuple[tuple[str, int], ...], vocab_size: int, trained_
 
 def chosen_weights() -> dict[str, int] | None:
     c1, c2 = st.columns([2, 1])
-    name = c1.radio(t("mix_label"), MIXES, key="mix", horizontal=True, format_func=bound(lambda k, lg: t(f"mix_{k}", lg)))
-    c2.selectbox(t("mix_vocab"), VOCABS, key="mix_vocab", format_func=lambda v: f"{v:,}")
+    name = c1.radio(t("mix_label"), MIXES, horizontal=True, format_func=bound(lambda k, lg: t(f"mix_{k}", lg)),
+                    **state.bind("mix", "equal", MIXES))
+    c2.selectbox(t("mix_vocab"), VOCABS, format_func=lambda v: f"{v:,}", **state.bind("mix_vocab", 4096, VOCABS))
     if name != "custom":
         return mix.PRESETS[name]
-    picked = st.multiselect(t("mix_languages"), list(corpora.UDHR_LANGUAGES), key="mix_custom",
-                            format_func=bound(lambda code, lg: t(f"udhr_{code}", lg)))
-    heavy = st.selectbox(t("mix_heavy"), ["", *picked], key="mix_heavy",
+    picked = st.multiselect(t("mix_languages"), list(corpora.UDHR_LANGUAGES),
+                            format_func=bound(lambda code, lg: t(f"udhr_{code}", lg)),
+                            **state.bind("mix_custom", [], list(corpora.UDHR_LANGUAGES)))
+    heavy = st.selectbox(t("mix_heavy"), ["", *picked], **state.bind("mix_heavy", "", ["", *picked]),
                          format_func=bound(lambda code, lg: t("mix_heavy_none", lg) if not code else t(f"udhr_{code}", lg)))
     if not picked:
         st.info(t("mix_pick"))
@@ -108,7 +110,8 @@ if weights is not None:
     if len(run.tok.merges) < vocab - run.tok.n_base:
         st.info(t("mix_stopped", n=len(run.tok.merges), vocab=vocab))
     st.subheader(t("mix_premium_title"))
-    measure = st.radio(t("measure"), ("premium", "tokens_per_word"), key="mix_measure", horizontal=True,
+    measure = st.radio(t("measure"), ("premium", "tokens_per_word"), horizontal=True,
+                       **state.bind("mix_measure", "premium", ("premium", "tokens_per_word")),
                        format_func=bound(lambda m, lg: t("col_premium" if m == "premium" else "col_tokens_per_word", lg)))
     premium_chart(premium_rows(key, vocab, t("mix_trained")), measure)
     st.caption(t("mix_premium_caption", languages=", ".join(t(f"udhr_{code}") for code in weights)))

@@ -8,6 +8,7 @@ and range and never replaced silently. Derived things (tokenizers, counts) are n
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -103,6 +104,12 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("lang", "en", "lang", choices=tuple(LANGUAGES)),
 )}
 DEFAULTS = {key: f.default for key, f in FIELDS.items()}
+# Choices made on one page's widgets that are not part of the lesson's URL, kept across pages all the same
+PAGE_CHOICES = ("show_whitespace", "byte_view", "dropout_n", "unigram_alpha", "mix_measure", "mix_heavy", "mix_custom",
+                "lang_measure", "lang_sort", "lang_pick", "chart_corpus", "chart_vocab", "chart_pre", "chart_heldout",
+                "q_letter", "q_glitch_text", "q_zipf_text", "import_text", "check_table")
+KEPT = (*DEFAULTS, *PAGE_CHOICES)
+SHADOW = "_w_"  # prefix of the key a bound widget gets (see bind)
 
 
 def _short(value: object) -> str:
@@ -153,7 +160,7 @@ def apply(values: dict, *, url: bool) -> list[str]:
 
 
 def init() -> None:
-    """Defaults and the lesson in the URL on a session's first run; keep widget values across pages after."""
+    """Defaults and the lesson in the URL on a session's first run; after it, every choice as keep() left it."""
     ss = st.session_state
     if "_lesson_ready" not in ss:
         for key, value in DEFAULTS.items():
@@ -162,9 +169,43 @@ def init() -> None:
             notify(message, "warning")
         ss["_lesson_ready"] = True
     else:
-        for key in DEFAULTS:  # re-assigning keeps a widget's value while its page is not shown
+        # Streamlit drops a widget's value when a run starts on a page without that widget; keep() saved it
+        kept = ss.get("_kept", {})
+        for key in KEPT:
             if key in ss:
-                ss[key] = ss[key]
+                ss[key] = ss[key]  # re-assigned, the value is the session's, not the widget's
+            elif key in kept:
+                ss[key] = kept[key]
+
+
+def bind(key: str, default: object = None, options: Sequence | None = None, then: Callable[[], None] | None = None) -> dict:
+    """Keywords for a page widget that shows the choice `key` and writes it back when the user changes it.
+
+    The widget gets a key of its own (SHADOW + key), set from the choice before it is drawn. Keyed by the
+    choice itself, a radio or select came back from another page with the browser's old value. A value
+    that is no longer among `options` falls back to `default`. Example: st.radio("Mix", MIXES, **bind("mix"))
+    """
+    ss = st.session_state
+    shadow = SHADOW + key
+    value = ss.get(key, DEFAULTS.get(key, default))
+    if options is not None and (value not in options if not isinstance(value, list) else not set(value) <= set(options)):
+        value = default
+    ss[key] = value
+    if shadow not in ss or ss[shadow] != value:
+        ss[shadow] = value
+
+    def changed() -> None:
+        ss[key] = ss[shadow]
+        if then is not None:
+            then()
+
+    return {"key": shadow, "on_change": changed}
+
+
+def keep() -> None:
+    """At the end of every run: remember each choice, so that a page left and come back to shows it as it was."""
+    ss = st.session_state
+    ss["_kept"] = {key: ss[key] for key in KEPT if key in ss}
 
 
 def values() -> dict:

@@ -92,7 +92,7 @@ def test_charts_page_changes_with_corpus():
     at.switch_page("app_pages/charts.py").run()
     assert_clean(at)
     first = at.dataframe[0].value.copy()
-    at.selectbox(key="chart_corpus").set_value("udhr-pt").run()
+    at.selectbox(key="_w_chart_corpus").set_value("udhr-pt").run()
     assert_clean(at)
     assert not at.dataframe[0].value.equals(first)
 
@@ -442,10 +442,10 @@ def test_the_inspector_outlines_a_span_in_every_row_and_shows_bytes():
     assert any("c3" in tip for tip in re.findall(r'data-tip="([^"]*)"', rows[2]))  # cl100k's bytes of ç
     assert any("made from" in tip for tip in re.findall(r'data-tip="([^"]*)"', rows[2]))  # a real token's two parents
     assert all('tabindex="0"' in chip for chip in re.findall(r'<span class="bpe-chip[^>]*>', rows[1]))  # keyboard reaches each
-    at.toggle(key="byte_view").set_value(True).run()
+    at.toggle(key="_w_byte_view").set_value(True).run()
     shown = re.findall(r'<span class="bpe-bytes">([^<]*)</span>', " ".join(comparison_rows(at)))
     assert len(shown) >= 6 * 4 and any("c3 a7" in b for b in shown)  # ç's two bytes under its token
-    at.toggle(key="show_whitespace").set_value(False).run()
+    at.toggle(key="_w_show_whitespace").set_value(False).run()
     labels = re.findall(r'>([^<]*)<sub', comparison_rows(at)[1])  # the chips' own text, not their tooltips
     assert " g" in labels and not any("␣" in label for label in labels)  # GPT-2: ␣g ato
 
@@ -457,15 +457,15 @@ def test_who_pays_trains_the_mix_and_shows_who_won_the_merges():
     assert at.session_state["mix"] == "equal" and at.session_state["mix_vocab"] == 4096
     first = at.dataframe[0].value
     assert len(first) == 26 and first["merges won"].sum() <= 4096 - 256
-    at.radio(key="mix").set_value("portuguese").run()
+    at.radio(key="_w_mix").set_value("portuguese").run()
     assert_clean(at)
     assert at.query_params["mix"] == "portuguese"
     table = at.dataframe[0].value
     assert list(table["language"]) == ["Portuguese (BR)"] and table["merges won"].iloc[0] > 0
     assert any("ran out of pairs" in i.value for i in at.info)  # five articles of one language are little text
-    at.radio(key="mix").set_value("custom").run()
+    at.radio(key="_w_mix").set_value("custom").run()
     assert any("Pick at least one language" in i.value for i in at.info)
-    at.multiselect(key="mix_custom").set_value(["en", "pt"]).run()
+    at.multiselect(key="_w_mix_custom").set_value(["en", "pt"]).run()
     assert_clean(at)
     assert set(at.dataframe[0].value["language"]) == {"English", "Portuguese (BR)"}
 
@@ -490,7 +490,7 @@ def test_dropout_on_the_encode_page_is_seeded_and_zero_is_the_encoding():
     assert [c.value for c in again.caption if "tokens with dropout" in c.value] == [result]  # same seed, same sample
     skipped = int(re.search(r"(\d+) merges? skipped", result).group(1))
     assert skipped > 0 and at.query_params["drop"] == "0.5" and at.query_params["seed"] == "3"
-    at.slider(key="dropout_p").set_value(0.0).run()
+    at.slider(key="_w_dropout_p").set_value(0.0).run()
     (result,) = [c.value for c in at.caption if "tokens with dropout" in c.value]
     tokens, usual = map(int, re.match(r"(\d+) tokens with dropout \((\d+) without\)", result).groups())
     assert tokens == usual and "0 merges skipped" in result

@@ -337,3 +337,35 @@ def test_dropout_in_the_browser(app_url, page):
     wait_idle(page)
     assert "Amostragem do Unigram" in page.inner_text('[data-testid="stMain"]')
     shot(page, "encode-dropout-pt")
+
+
+def _visit(page, name: str) -> None:
+    page.get_by_role("link", name=name).click()
+    wait_idle(page)
+
+
+def test_pages_keep_what_was_chosen_on_them_after_a_visit_elsewhere(app_url, page):
+    """Issue 27.1: Streamlit drops a widget's value when a run starts on a page without it; coming back restored defaults."""
+    open_app(page, app_url, "/encode?s=o+c%C3%A3o+dormiu")
+    set_textarea(page, "Sentence to encode", "o rato correu")
+    seed = page.get_by_label("Seed", exact=True)
+    seed.fill("7")
+    seed.press("Enter")
+    wait_idle(page)
+    _visit(page, "Rules")
+    assert "s=o+rato+correu" in page.url and "seed=7" in page.url  # the address bar still holds the lesson
+    _visit(page, "Encode")
+    assert page.get_by_label("Sentence to encode", exact=True).input_value() == "o rato correu"
+    assert page.get_by_label("Seed", exact=True).input_value() == "7"
+    assert "s=o+rato+correu" in page.url and "seed=7" in page.url
+    _visit(page, "Who pays?")
+    page.get_by_text("9 European", exact=True).click()
+    page.wait_for_url("**mix=european**", timeout=60_000)  # the mix trains first: wait for it, not for a fixed time
+    wait_idle(page)
+    _visit(page, "Train")
+    _visit(page, "Who pays?")
+    page.wait_for_url("**/languages?**mix=european**", timeout=60_000)
+    assert page.get_by_role("radio", name="9 European").is_checked()
+    wait_idle(page)
+    assert "mix=european" in page.url  # nothing set it back once the page had run
+    assert_no_errors(page)

@@ -263,12 +263,12 @@ def read_counts(path: str | Path, pretokenizer: str | None = None) -> CountTable
     try:
         with open(path, "rb") as file:
             for number, raw in enumerate(file, start=1):
-                line = raw.decode("utf-8").rstrip("\n")
+                line = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")  # LF or CRLF (a piece writes \r as \\r)
                 if number == 1 and line.startswith(HEADER):
                     meta = _header(line[len(HEADER):], path)
                     continue
                 field, tab, count = line.rpartition("\t")
-                if not tab or not count.isdigit() or int(count) <= 0:
+                if not tab or not (count.isascii() and count.isdigit()) or len(count) > 18 or int(count) <= 0:
                     raise ValueError("expected `piece<TAB>count` with a whole count above 0")
                 piece = unescape_piece(field)
                 if piece in counts:
@@ -292,6 +292,9 @@ def _header(text: str, path: str | Path) -> dict:
         raise BpevizError("counts_bad_header", f"{path}: the first line is not a bpeviz counts header") from None
     if not isinstance(meta, dict) or not isinstance(meta.get("pretokenizer"), str):
         raise BpevizError("counts_bad_header", f"{path}: the header does not name the pretokenizer")
+    if not isinstance(meta.get("dummy_prefix", False), bool):
+        raise BpevizError("counts_bad_header", f"{path}: \"dummy_prefix\" in the header is true or false, not "
+                          f"{str(meta['dummy_prefix'])[:20]!r}")
     return meta
 
 
@@ -309,10 +312,15 @@ def _read_parquet(path: str | Path, pretokenizer: str | None) -> CountTable:
     raw_meta = (arrow.schema.metadata or {}).get(b"bpeviz")
     meta = _header(raw_meta.decode(), path) if raw_meta else {}
     counts: Counter[str] = Counter()
-    for piece, count in zip(arrow.column("piece").to_pylist(), arrow.column("count").to_pylist()):
-        text = piece.decode("utf-8", "surrogateescape") if isinstance(piece, bytes) else str(piece)
-        if count is None or count <= 0 or text in counts:
-            raise BpevizError("counts_bad_line", f"{path}: the piece {text!r} has a bad or repeated count")
+    for row, (piece, count) in enumerate(zip(arrow.column("piece").to_pylist(), arrow.column("count").to_pylist()), 1):
+        if not isinstance(piece, (bytes, str)) or not piece:
+            raise BpevizError("counts_bad_line", f"{path}, row {row}: a piece is text or bytes, not {str(piece)[:20]!r}")
+        text = piece.decode("utf-8", "surrogateescape") if isinstance(piece, bytes) else piece
+        if isinstance(count, bool) or not isinstance(count, int) or count <= 0:  # 3.0, NaN, "3", [3] are all refused
+            raise BpevizError("counts_bad_line", f"{path}, row {row}: the count of {text[:20]!r} must be a whole number "
+                              f"above 0, not {str(count)[:20]!r}")
+        if text in counts:
+            raise BpevizError("counts_bad_line", f"{path}, row {row}: the piece {text[:20]!r} is listed twice")
         counts[text] = count
     return _table(counts, meta, pretokenizer, path)
 

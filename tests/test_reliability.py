@@ -3,6 +3,7 @@
 import contextlib
 import json
 import time
+from collections import Counter
 
 import pytest
 
@@ -102,3 +103,39 @@ def test_the_algorithms_page_survives_a_corpus_every_algorithm_refuses():
     at.switch_page("app_pages/algorithms.py").run()
     assert not at.exception
     assert at.error or at.warning  # each algorithm says why it could not train
+
+
+def test_a_tsv_count_table_with_crlf_lines_reads_as_with_lf(tmp_path):
+    """Row 17: a table saved on Windows (CRLF) was refused."""
+    table = counting.CountTable(Counter({"o": 3, " gato": 2, "a\rb": 1}), "gpt2")
+    counting.write_counts(table, tmp_path / "lf.tsv")
+    crlf = (tmp_path / "lf.tsv").read_bytes().replace(b"\n", b"\r\n")
+    (tmp_path / "crlf.tsv").write_bytes(crlf)
+    assert counting.read_counts(tmp_path / "crlf.tsv").counts == table.counts
+
+
+@pytest.mark.parametrize("header", ['{"pretokenizer": "gpt2", "dummy_prefix": "no"}',
+                                    '{"pretokenizer": "gpt2", "dummy_prefix": 1}'])
+def test_a_dummy_prefix_that_is_not_true_or_false_is_refused(tmp_path, header):
+    """Row 17: "no" was read as true."""
+    path = tmp_path / "c.tsv"
+    path.write_text(counting.HEADER + header + "\no\t3\n", encoding="utf-8")
+    with pytest.raises(BpevizError, match="dummy_prefix"):
+        counting.read_counts(path)
+
+
+@pytest.mark.parametrize(("pieces", "counts"), [
+    ([b"o", b"a"], ["3", "2"]), ([b"o", b"a"], [[3], [2]]), ([b"o", b"a"], [3.0, 2.0]), ([b"o", b"a"], [3.0, float("nan")]),
+    ([b"o", None], [3, 2]), ([b"o", b"a"], [3, None]),
+])
+def test_a_parquet_count_table_with_wrong_types_is_refused_by_row(tmp_path, pieces, counts):
+    """Row 13: strings and lists gave a TypeError, floats trained zero merges with no error, NaN dropped a piece."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "c.parquet"
+    pq.write_table(pa.table({"piece": pieces, "count": counts}).replace_schema_metadata(
+        {"bpeviz": json.dumps({"pretokenizer": "gpt2"})}), str(path))
+    with pytest.raises(BpevizError, match="row") as err:
+        counting.read_counts(path)
+    assert err.value.code == "counts_bad_line"

@@ -15,7 +15,7 @@ import streamlit as st
 
 from bpeviz import compare, corpora, metrics, render, sources, steps, training
 from bpeviz.records import Settings
-from bpeviz_app import player, runs, sidebar, views
+from bpeviz_app import player, runs, sidebar, state, views
 from bpeviz_app.i18n import error_text, source_label, t
 
 ALGORITHMS = ("bpe", "wordpiece", "unigram")
@@ -119,6 +119,9 @@ def sentence(toks: dict) -> None:
     st.subheader(t("alg_sentence_title"))
     text = st.text_area(t("sentence"), key="sentence", height=68)
     if not text:
+        return
+    if len(text) > state.MAX_SENTENCE:  # three encodings, each drawn: the Encode page's cap
+        st.error(t("sentence_too_long", n=len(text), cap=state.MAX_SENTENCE))
         return
     for name, tok in toks.items():
         if isinstance(tok, Exception):

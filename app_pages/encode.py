@@ -15,7 +15,6 @@ from bpeviz.tokenizer import Tokenizer
 from bpeviz_app import player, runs, sidebar, state, views
 from bpeviz_app.i18n import error_text, t
 
-MAX_SENTENCE = 100_000  # characters encoded at all
 MAX_TRACE = 2_000  # characters traced merge by merge
 MAX_SPAN_TEXT = 2_000  # characters the span slider reaches
 MAX_COUNT_MB = 20  # an uploaded file whose tokens are counted
@@ -203,8 +202,8 @@ text = st.text_area(t("sentence"), key="sentence", height=80, on_change=_show_wh
 
 if not text:
     st.info(t("type_sentence"))
-elif len(text) > MAX_SENTENCE:
-    st.error(t("sentence_too_long", n=len(text), cap=MAX_SENTENCE))
+elif len(text) > state.MAX_SENTENCE:
+    st.error(t("sentence_too_long", n=len(text), cap=state.MAX_SENTENCE))
 elif tok is not None:
     if ENDOFTEXT in text:
         st.info(t("endoftext_note", token=render.code(ENDOFTEXT)))

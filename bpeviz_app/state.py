@@ -23,6 +23,7 @@ MAX_VOCAB_IN_APP = 50_256  # GPT-2's 50 000 merges replayed; bounds one visitor'
 MAX_URL_TEXT = 1_500  # pasted text longer than this goes into the JSON snapshot, not the URL
 MAX_SNAPSHOT_BYTES = 6_000_000  # a lesson file holds at most the pasted-text cap and a little more
 MAX_STEP = 10**6
+MAX_SENTENCE = 100_000  # characters of a sentence encoded at all (Encode, Compare algorithms)
 SOURCES = ("shipped", "paste", "upload", "gpt2", "import")
 REPLAY_SOURCES = ("gpt2", "import")
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 3.0)  # seconds per step when playing

@@ -139,3 +139,29 @@ def test_a_parquet_count_table_with_wrong_types_is_refused_by_row(tmp_path, piec
     with pytest.raises(BpevizError, match="row") as err:
         counting.read_counts(path)
     assert err.value.code == "counts_bad_line"
+
+
+def test_a_long_sentence_draws_a_bounded_number_of_chips():
+    """Row 12: 100 000 characters made 120 MB of chip HTML per rerun; now the first MAX_CHIPS tokens, and a caption."""
+    from app_helpers import new_app
+
+    from bpeviz_app import views
+
+    at = new_app()
+    at.switch_page("app_pages/encode.py").run()
+    at.text_area(key="sentence").set_value("o gato subiu no telhado " * 3_000).run()
+    assert not at.exception
+    html = sum(len(m.value) for m in at.markdown if "chip" in m.value)
+    assert 0 < html < 3 * views.MAX_CHIPS * 2_000  # each drawn row holds at most MAX_CHIPS chips
+    assert any(f"first {views.MAX_CHIPS:,} of" in c.value for c in at.caption)
+
+
+def test_the_algorithms_sentence_has_the_encode_pages_cap():
+    from app_helpers import new_app
+
+    from bpeviz_app import state
+
+    at = new_app()
+    at.switch_page("app_pages/algorithms.py").run()
+    at.text_area(key="sentence").set_value("x" * (state.MAX_SENTENCE + 1)).run()
+    assert not at.exception and any(f"{state.MAX_SENTENCE:,}" in e.value for e in at.error)

@@ -55,13 +55,22 @@ class CountTable:
 Progress = Callable[[int, int], None]  # (bytes done, bytes in all)
 
 
-def _last_cut(text: str, start: int, lines: bool) -> int:
+MAX_UNCUT_CHARS = 8_000_000  # text held with no place to cut it: one pre-token this long takes about 1.4 GB to train on
+MAX_WHOLE_CHARS = 200_000_000  # a file read whole (no split, or a custom one): /dev/zero stops here, not at MemoryError
+
+
+def _last_cut(text: str, start: int, lines: bool, newlines: bool = False) -> int:
     """Where text may be cut (0: nowhere): after its last newline, or before its last space that follows a non-space.
 
+    newlines: a newline between two non-spaces may be cut after too (see pretokenize.Pretokenizer.newline_cut).
     Only cuts at `start` or later are looked for: the text before it was looked at already.
     """
     if lines:
         return text.rfind("\n", start) + 1
+    return max(_last_space_cut(text, start), _last_newline_cut(text, start) if newlines else 0)
+
+
+def _last_space_cut(text: str, start: int) -> int:
     i = len(text)
     while True:
         i = text.rfind(" ", max(start, 1), i)
@@ -69,6 +78,16 @@ def _last_cut(text: str, start: int, lines: bool) -> int:
             return 0
         if not text[i - 1].isspace():  # str.isspace is `re`'s \s, as pretokenize.chunks cuts
             return i
+
+
+def _last_newline_cut(text: str, start: int) -> int:
+    i = len(text) - 1  # the character after the newline must be in the text
+    while True:
+        i = text.rfind("\n", max(start, 1), i)
+        if i <= 0:
+            return 0
+        if not text[i - 1].isspace() and not text[i + 1].isspace():
+            return i + 1
 
 
 def read_blocks(paths: Sequence[str | Path], *, lines: bool = False, pretokenizer: str = "gpt2",
@@ -80,6 +99,8 @@ def read_blocks(paths: Sequence[str | Path], *, lines: bool = False, pretokenize
     (`none`, a custom regex) without `lines` reads each file whole.
     """
     streamable = lines or pretokenize.is_chunkable(pretokenizer)
+    preset = pretokenize.PRETOKENIZERS.get(pretokenizer)
+    newlines = preset is not None and preset.newline_cut
     for path in paths:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         carry, pending, first = "", 0, True
@@ -89,7 +110,12 @@ def read_blocks(paths: Sequence[str | Path], *, lines: bool = False, pretokenize
                 pending += len(raw)
                 text = carry + decoder.decode(raw, final=not raw)
                 # the end of the file ends the last block; the carry holds no cut, so look after it
-                cut = (_last_cut(text, len(carry), lines) if streamable else 0) if raw else len(text)
+                cut = (_last_cut(text, len(carry), lines, newlines) if streamable else 0) if raw else len(text)
+                cap = MAX_UNCUT_CHARS if streamable else MAX_WHOLE_CHARS
+                if not cut and len(text) > cap:
+                    raise BpevizError("no_place_to_cut", f"{path}: {len(text):,} characters with no place where a pre-token "
+                                      f"ends (one endless word?); bpeviz holds at most {cap:,} between cuts. "
+                                      "Split the file into lines (--lines) or smaller files.", path=str(path), cap=cap)
                 if cut:
                     part, text = text[:cut], text[cut:]
                     if lines:

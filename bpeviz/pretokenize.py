@@ -62,10 +62,14 @@ class Pretokenizer:
     # pre-tokens or sit in all-whitespace ones, and no alternative looks behind. So text cut at those
     # spaces splits into the same pieces, and an encoder can cache whole chunks (tests check it).
     chunkable: bool = True
+    # Nor a newline that follows a non-space and comes before one (newlines end every pre-token that holds
+    # them), so a file of lines with no spaces (Chinese, Japanese) still streams. Not "spaces": its words hold newlines.
+    newline_cut: bool = True
 
 
 PRETOKENIZERS: dict[str, Pretokenizer] = {
-    "none": Pretokenizer("none", None, "no split: merges may cross spaces (classic BPE, finds 'e␣', '␣the␣')", chunkable=False),
+    "none": Pretokenizer("none", None, "no split: merges may cross spaces (classic BPE, finds 'e␣', '␣the␣')", chunkable=False,
+                         newline_cut=False),
     "gpt2": Pretokenizer("gpt2", GPT2_PATTERN, "GPT-2's pattern: letters, digits, punctuation, each with one leading space"),
     "gpt4": Pretokenizer("gpt4", GPT4_PATTERN,
                          "cl100k_base's pattern: digits in groups of up to 3, case-insensitive contractions"),
@@ -75,7 +79,8 @@ PRETOKENIZERS: dict[str, Pretokenizer] = {
                                   "GPT-2's pattern as first published (tiktoken's educational trainer)"),
     "gpt4-hf": Pretokenizer("gpt4-hf", GPT4_HF_PATTERN,
                             "cl100k_base's pattern as HF tokenizers reads it: runs of digits are not cut in threes"),
-    "spaces": Pretokenizer("spaces", SPACES_PATTERN, "only spaces split; each word keeps its space (SentencePiece's ▁word)"),
+    "spaces": Pretokenizer("spaces", SPACES_PATTERN, "only spaces split; each word keeps its space (SentencePiece's ▁word)",
+                           newline_cut=False),
 }
 _PRESET_PATTERNS = frozenset(p.pattern for p in PRETOKENIZERS.values() if p.pattern)
 CUSTOM_TIMEOUT_SECONDS = 1.0

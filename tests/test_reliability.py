@@ -165,3 +165,29 @@ def test_the_algorithms_sentence_has_the_encode_pages_cap():
     at.switch_page("app_pages/algorithms.py").run()
     at.text_area(key="sentence").set_value("x" * (state.MAX_SENTENCE + 1)).run()
     assert not at.exception and any(f"{state.MAX_SENTENCE:,}" in e.value for e in at.error)
+
+
+def test_one_endless_word_stops_at_the_stated_cap_with_one_line(tmp_path):
+    """Rows 11 and 14: 20 MB with no spaces peaked at 3.46 GB; /dev/zero grew until MemoryError. Now a message at the cap."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "word.txt"
+    path.write_bytes(b"x" * (counting.MAX_UNCUT_CHARS + 1_000_000))
+    with pytest.raises(BpevizError, match="no place where a pre-token ends") as err:
+        counting.count_files([path], "gpt4", workers=1)
+    assert err.value.code == "no_place_to_cut"
+    run = subprocess.run([sys.executable, "-m", "bpeviz.cli", "train", str(path), "--vocab-size", "300"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and run.stderr.startswith("bpeviz: error:") and "Traceback" not in run.stderr
+
+
+def test_lines_without_spaces_still_stream(tmp_path):
+    """Chinese text has newlines but no spaces: it is cut after newlines between non-spaces, so it streams in blocks."""
+    text = "\n".join(["人人生而自由在尊严和权利上一律平等"] * 20_000) + "\n"
+    path = tmp_path / "zh.txt"
+    path.write_text(text, encoding="utf-8")
+    blocks = list(counting.read_blocks([path], pretokenizer="gpt4", block_bytes=64 << 10))
+    assert len(blocks) > 5 and max(len(b.docs[0]) for b in blocks) < 64 << 10
+    assert counting.count_files([path], "gpt4", workers=1, block_bytes=64 << 10).counts == \
+        bpeviz.pretokenize.count_pieces([text], "gpt4")

@@ -390,6 +390,23 @@ def _prune(model: _Model, words: list[tuple[str, int]], lattices: list[list[tupl
     return kept, pruned
 
 
+MAX_TRAIN_WORD = 256  # characters of a word trained on whole; longer ones are cut (SentencePiece bounds its sentences)
+
+
+def _windows(items: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Words longer than MAX_TRAIN_WORD cut into windows of that length (equal windows counted together).
+
+    A text with no spaces is one word: its seeds and lattice would take about 2 KB per character.
+    """
+    if all(len(word) <= MAX_TRAIN_WORD for word, _ in items):
+        return items
+    counts: Counter[str] = Counter()
+    for word, n in items:
+        for i in range(0, len(word), MAX_TRAIN_WORD):
+            counts[word[i:i + MAX_TRAIN_WORD]] += n
+    return list(counts.items())
+
+
 def train_unigram(
     words: Sequence[tuple[str, int]] | Counter[str],
     settings: Settings,
@@ -399,7 +416,7 @@ def train_unigram(
     corpus_bytes: int = 0,
 ) -> UnigramTokenizer:
     """Train a Unigram vocabulary of settings.vocab_size pieces on distinct pre-tokens with their counts."""
-    items = list(words.items()) if isinstance(words, Counter) else list(words)
+    items = _windows(list(words.items()) if isinstance(words, Counter) else list(words))
     chars: Counter[str] = Counter()
     for word, n in items:
         for ch in word:

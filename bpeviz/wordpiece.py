@@ -33,6 +33,7 @@ CONTINUATION = "##"
 # A WordPiece tokenizer that splits BERT's way drops the whitespace, as BERT does (imported BERT files).
 BERT_SPLIT = pretokenize.BERT_SPLIT
 TOP_RECORDED = 5  # best pairs kept per step, winner first
+MAX_TRAIN_WORD = 256  # characters of a word trained on as one piece; longer words are cut (see training_windows)
 NEAR = 1e-9  # scores this close (relative) as floats are compared exactly
 
 Key = tuple[bool, str]  # (continues a word, the text it stands for): a token as the trainer tells them apart
@@ -131,12 +132,27 @@ class WordPieceTokenizer(TokenizerBase):
         return list(chain.from_iterable(map(self.encode_word, words)))
 
 
+def training_windows(words: Sequence[tuple[str, int]]) -> list[tuple[list[Key], int]]:
+    """Each word as keys with its count; a word longer than MAX_TRAIN_WORD is cut into windows of that length.
+
+    A merge never crosses a window's edge, so a text with no spaces (one 64 kB "word") costs each merge
+    the windows holding its pair, not the whole text (SentencePiece bounds its sentences the same way).
+    Example: training_windows([("gato", 2)]) -> [([(False, "g"), (True, "a"), (True, "t"), (True, "o")], 2)]
+    """
+    out = []
+    for word, n in words:
+        keys = word_keys(word)
+        out += [(keys[i:i + MAX_TRAIN_WORD], n) for i in range(0, len(keys), MAX_TRAIN_WORD)]
+    return out
+
+
 class _Trainer:
     """Words as token keys with counts; pair counts, token counts and a max-heap of scores kept up to date."""
 
     def __init__(self, words: Sequence[tuple[str, int]]) -> None:
-        self.words: list[list[Key]] = [word_keys(w) for w, _ in words]
-        self.freq = [n for _, n in words]
+        windows = training_windows(words)
+        self.words: list[list[Key]] = [keys for keys, _ in windows]
+        self.freq = [n for _, n in windows]
         self.unit: Counter[Key] = Counter()  # token -> how often it stands as a token
         self.pair_count: Counter[tuple[Key, Key]] = Counter()
         self.where: dict[tuple[Key, Key], set[int]] = {}  # pair -> words holding it

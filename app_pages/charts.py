@@ -151,16 +151,8 @@ COLUMN_KEYS = {"language": "col_language", "tokenizer": "col_tokenizer", "tokens
                "premium": "col_premium"}
 
 
-def language_chart(tok: bpeviz.Tokenizer | None) -> None:
-    st.subheader(t("chart_languages"))
-    lesson = sidebar.current()
-    toy = isinstance(lesson.source, sources.Shipped) and lesson.source.key == corpora.DEFAULT_CORPUS
-    tok = None if toy else tok  # 64 tokens are bad everywhere alike: the toy would hide the cause of the premium
-    digest = sources.digest(lesson.source) if lesson.source is not None and tok is not None else "none"
-    trained_label = t("trained_on", corpus=source_label(lesson.source), vocab=lesson.settings.vocab_size) if tok else ""
-    mix_label = t("mix_series", vocab=MIX_VOCAB)
-    table = language_rows(digest, lesson.settings, trained_label, mix_label, tok).copy()
-    table.insert(0, "language", [t(f"udhr_{code}") + (" *" if code in corpora.NO_SPACES else "") for code in table.code])
+def language_controls() -> tuple[list[str], str, str]:
+    """The languages shown, the measure and the order the language chart uses."""
     everyone = list(corpora.UDHR_LANGUAGES)
     languages = st.multiselect(t("languages"), everyone, format_func=labels("udhr_{}"),
                                **state.bind("lang_pick", everyone, everyone))
@@ -171,6 +163,20 @@ def language_chart(tok: bpeviz.Tokenizer | None) -> None:
     sort_by = c3.selectbox(t("sort_by"), sorts, **state.bind("lang_sort", sorts[0], sorts),
                            format_func=bound(lambda k, lg: t("col_language", lg) if k == "language"
                                              else t("premium_of", lg, name=ENCODINGS[k].short_label)))
+    return languages, measure, sort_by
+
+
+def language_chart(tok: bpeviz.Tokenizer | None) -> None:
+    st.subheader(t("chart_languages"))
+    lesson = sidebar.current()
+    toy = isinstance(lesson.source, sources.Shipped) and lesson.source.key == corpora.DEFAULT_CORPUS
+    tok = None if toy else tok  # 64 tokens are bad everywhere alike: the toy would hide the cause of the premium
+    digest = sources.digest(lesson.source) if lesson.source is not None and tok is not None else "none"
+    trained_label = t("trained_on", corpus=source_label(lesson.source), vocab=lesson.settings.vocab_size) if tok else ""
+    mix_label = t("mix_series", vocab=MIX_VOCAB)
+    table = language_rows(digest, lesson.settings, trained_label, mix_label, tok).copy()
+    table.insert(0, "language", [t(f"udhr_{code}") + (" *" if code in corpora.NO_SPACES else "") for code in table.code])
+    languages, measure, sort_by = language_controls()
     shown = table[table.code.isin(languages)]
     if shown.empty:
         st.info(t("pick_a_language"))

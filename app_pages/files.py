@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pandas as pd
 import streamlit as st
 
 from bpeviz import formats, render
 from bpeviz.tokenizer import Tokenizer
-from bpeviz_app import runs, sidebar, views
+from bpeviz_app import runs, sidebar, state, views
 from bpeviz_app.i18n import error_text, t
 
 MAX_IMPORT_MERGES = 200_000
@@ -51,13 +53,14 @@ def import_section() -> None:
         return
     n = st.number_input(t("replay_first_n"), 1, MAX_IMPORT_MERGES, 1000, key="import_n")
     try:
-        tok = formats.import_data(upload.getvalue(), upload.name, n_merges=int(n))
+        data = upload.getvalue()
+        tok = runs.imported(hashlib.sha256(data).hexdigest(), upload.name, int(n), data)
     except ValueError as exc:
         st.error(render.md(error_text(exc)))
         return
     if tok.algorithm != "bpe":  # a WordPiece or Unigram file: a vocabulary, no merges to replay
         st.success(t("imported_other", name=render.md(upload.name), algorithm=tok.algorithm, n=tok.vocab_size))
-        text = st.text_input(t("text"), "The cat climbed onto the roof.", key="import_text")
+        text = st.text_input(t("text"), **state.bind("import_text", "The cat climbed onto the roof."))
         views.chips([(i, tok.token_of(i)) for i in tok.encode_ordinary(text)], tok=tok, show_ids=True)
         return
     st.success(t("imported", name=render.md(upload.name), n=len(tok.merges), level=t(f"level_{tok.level}")))
@@ -66,7 +69,7 @@ def import_section() -> None:
                                t("col_merge"): [render.merge_text(m) for m in shown]}),
                  hide_index=True, height=260)
     k = st.slider(t("encode_with_k"), 0, len(tok.merges), len(tok.merges), key="import_k")
-    text = st.text_input(t("text"), "The cat climbed onto the roof.", key="import_text")
+    text = st.text_input(t("text"), **state.bind("import_text", "The cat climbed onto the roof."))
     prefix = tok.truncated(int(k))
     try:
         views.chips([(i, prefix.token_of(i)) for i in prefix.encode_ordinary(text)], tok=prefix, show_ids=True)

@@ -13,7 +13,7 @@ import bpeviz
 from bpeviz import corpora, render, sources
 from bpeviz.records import Settings
 from bpeviz.reference_encodings import ENCODINGS
-from bpeviz_app import runs, sidebar, views
+from bpeviz_app import runs, sidebar, state, views
 from bpeviz_app.i18n import bound, corpus_label, t
 
 MAX_QUIRK_TEXT = 5_000
@@ -23,11 +23,7 @@ TOY_SETTINGS = Settings(vocab_size=corpora.CORPORA[corpora.DEFAULT_CORPUS].vocab
 
 def editable(key: str, default: str, label: str, *, area: bool = False) -> str:
     """An editable text for a panel; its value survives reruns and page switches."""
-    if key not in st.session_state:
-        st.session_state[key] = default
-    else:
-        st.session_state[key] = st.session_state[key]
-    text = (st.text_area if area else st.text_input)(label, key=key)
+    text = (st.text_area if area else st.text_input)(label, **state.bind(key, default))
     if len(text) > MAX_QUIRK_TEXT:
         st.warning(t("quirk_text_cut", cap=MAX_QUIRK_TEXT))
         text = text[:MAX_QUIRK_TEXT]
@@ -68,7 +64,7 @@ def indentation_panel(tok: bpeviz.Tokenizer | None) -> None:
 def spelling_panel(tok: bpeviz.Tokenizer | None) -> None:
     with st.expander(t("q_spell"), icon=":material/spellcheck:"):
         word = editable("q_spell", "strawberry", t("word"))
-        letter = st.text_input(t("letter_to_count"), "r", max_chars=1, key="q_letter") or "r"
+        letter = st.text_input(t("letter_to_count"), max_chars=1, **state.bind("q_letter", "r")) or "r"
         pieces = pieces_of("cl100k_base", word)
         letters = t("letters_line", letters=render.md(" ".join(word)), letter=render.code(letter), n=word.count(letter))
         st.markdown(letters + "  \n" + t("model_sees", n=len(pieces)) + " " + " ".join(render.code(p) for p in pieces))
@@ -95,8 +91,8 @@ def glitch_panel(tok: bpeviz.Tokenizer | None) -> None:
         if tok is None:
             return
         choices = [k for k in corpora.CORPORA if k != corpora.DEFAULT_CORPUS]
-        key = st.selectbox(t("heldout_text"), choices, index=choices.index("udhr-pt"),
-                           format_func=bound(corpus_label), key="q_glitch_text")
+        key = st.selectbox(t("heldout_text"), choices, format_func=bound(corpus_label),
+                           **state.bind("q_glitch_text", "udhr-pt", choices))
         used = Counter(tok.encode_ordinary(corpora.corpus_text(key)))
         unused = [m for m in tok.merges if used[m.id] == 0]
         st.markdown(t("glitch_unused", n=len(unused), total=len(tok.merges)))
@@ -146,7 +142,8 @@ def usage_panel(tok: bpeviz.Tokenizer | None) -> None:
         if tok is None:
             st.info(t("train_first"))
             return
-        key = st.selectbox(t("text"), list(corpora.CORPORA), key="q_zipf_text", format_func=bound(corpus_label))
+        names = list(corpora.CORPORA)
+        key = st.selectbox(t("text"), names, format_func=bound(corpus_label), **state.bind("q_zipf_text", names[0], names))
         vocab = tok.vocab_size
         counts = Counter(i for i in tok.encode_ordinary(corpora.corpus_text(key)) if i < vocab)  # byte fallback is not vocabulary
         freq = sorted(counts.values(), reverse=True)

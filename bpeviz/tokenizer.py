@@ -259,8 +259,8 @@ class Tokenizer(TokenizerBase):
         self._new_ids = [0] + [m.id for m in self.merges]  # rank -> the id it makes
         self._init_codec(self.n_base + len(self.merges), special_tokens)
         self._char_ids = {ch: i for i, ch in enumerate(self.alphabet or ())}
-        self._word_cache = _WordCache(self._encode_piece)  # pre-token -> ids
-        self._chunk_cache = _WordCache(self._encode_chunk)  # text between safe cuts -> ids
+        self._word_cache = WordCache(self._encode_piece)  # pre-token -> ids
+        self._chunk_cache = WordCache(self._encode_chunk)  # text between safe cuts -> ids
         self._chunkable = pretokenize.is_chunkable(settings.pretokenizer)
         preset = pretokenize.PRETOKENIZERS.get(settings.pretokenizer)  # a preset's split covers all text: call it directly
         self._split = pretokenize.preset_split(preset.name) if preset is not None and preset.pattern else None
@@ -458,19 +458,27 @@ def _merge_long(ids: list[int], ranks: dict[Pair, tuple[int, int]]) -> list[int]
     return out
 
 
-class _WordCache(dict):
+class WordCache(dict):
     """piece -> ids of an encoding; a missing piece is encoded, and kept while the cache is small.
 
+    Small in entries and in bytes (a piece of 256 characters with its ids is about 2.5 KB): the
+    tokenizers of the app are shared by every visitor, so their caches must not grow with what one types.
     It holds its tokenizer's method weakly: a strong one would make a cycle, and a tokenizer (its
     merges, its caches) would then outlive its last user until a full garbage collection.
     """
 
     MAX_ENTRIES = 200_000
+    MAX_BYTES = 32_000_000  # about; see _cost
     MAX_PIECE = 256  # long pieces (no split) are rarely seen twice
 
     def __init__(self, encode: Callable[[str], tuple[int, ...]]) -> None:
         super().__init__()
         self._encode = weakref.WeakMethod(encode)  # type: ignore[arg-type]
+        self.size = 0  # bytes held, as _cost counts them
+
+    @staticmethod
+    def _cost(piece: str, ids: tuple[int, ...]) -> int:
+        return 200 + len(piece) + 8 * len(ids)  # the str, the tuple and the dict slot, near enough
 
     def use(self, encode: Callable[[str], tuple[int, ...]]) -> None:
         """Encode missing pieces with a plain function from now on (held strongly: it must not hold the tokenizer)."""
@@ -479,14 +487,21 @@ class _WordCache(dict):
     def fill(self, pieces: Iterable[str]) -> None:
         """Encode the pieces not cached yet, each once, as far as the cache has room (the others stay misses)."""
         encode = self._encode()
-        room = self.MAX_ENTRIES - len(self)
-        new = [piece for piece in set(pieces).difference(self) if len(piece) <= self.MAX_PIECE]
-        self.update({piece: encode(piece) for piece in new[:max(room, 0)]})  # type: ignore[misc]
+        for piece in set(pieces).difference(self):
+            if len(self) >= self.MAX_ENTRIES or self.size >= self.MAX_BYTES:
+                return  # full: the rest are encoded when met, and not kept
+            if len(piece) <= self.MAX_PIECE:
+                self._keep(piece, encode(piece))  # type: ignore[misc]
+
+    def _keep(self, piece: str, ids: tuple[int, ...]) -> None:
+        cost = self._cost(piece, ids)
+        if len(self) < self.MAX_ENTRIES and self.size + cost <= self.MAX_BYTES and len(piece) <= self.MAX_PIECE:
+            self[piece] = ids
+            self.size += cost
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
         ids = self._encode()(piece)  # type: ignore[misc]
-        if len(self) < self.MAX_ENTRIES and len(piece) <= self.MAX_PIECE:
-            self[piece] = ids
+        self._keep(piece, ids)
         return ids
 
 

@@ -30,7 +30,7 @@ from itertools import chain
 
 from . import pretokenize
 from .records import ENDOFTEXT, MAX_PRUNED_RECORDED, PruneRound, Settings, Token
-from .tokenizer import TokenizerBase
+from .tokenizer import TokenizerBase, WordCache
 
 MAX_PIECE_LENGTH = 16  # characters; SentencePiece's max_sentencepiece_length
 SEED_SIZE = 1_000_000  # SentencePiece's seed_sentencepiece_size
@@ -172,7 +172,7 @@ class UnigramTokenizer(TokenizerBase):
         self.merges: list = []  # Unigram learns no merges; `rounds` is its history
         self._model = _Model(self.scored)
         self._init_codec(len(self.scored), special_tokens)
-        self._cache: dict[str, tuple[int, ...]] = {}
+        self._cache = WordCache(self._viterbi)  # word -> ids, bounded in entries and bytes
 
     @property
     def vocab_size(self) -> int:
@@ -184,9 +184,9 @@ class UnigramTokenizer(TokenizerBase):
 
     def encode_word(self, word: str) -> tuple[int, ...]:
         """Viterbi over one pre-token, summing in float32 as SentencePiece does."""
-        found = self._cache.get(word)
-        if found is not None:
-            return found
+        return self._cache[word]
+
+    def _viterbi(self, word: str) -> tuple[int, ...]:
         model, n = self._model, len(word)
         best = [0.0] * (n + 1)
         back: list[tuple[int, int]] = [(-1, -1)] * (n + 1)
@@ -216,8 +216,6 @@ class UnigramTokenizer(TokenizerBase):
                 ids.extend(reversed([self.byte_fallback_start + b for b in word[start].encode("utf-8")]))
             end = start
         ids.reverse()
-        if len(self._cache) < 200_000:
-            self._cache[word] = tuple(ids)
         return tuple(ids)
 
     def _words(self, text: str) -> list[str]:

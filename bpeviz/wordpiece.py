@@ -27,7 +27,7 @@ from itertools import chain
 
 from . import pretokenize
 from .records import ENDOFTEXT, Settings, Token, WordPieceMerge
-from .tokenizer import TokenizerBase, merge_pair
+from .tokenizer import TokenizerBase, WordCache, merge_pair
 
 CONTINUATION = "##"
 # A WordPiece tokenizer that splits BERT's way drops the whitespace, as BERT does (imported BERT files).
@@ -82,7 +82,7 @@ class WordPieceTokenizer(TokenizerBase):
             self._text[i] = text
         self._longest = max((len(t) for t in self._text.values()), default=1)
         self._init_codec(max(self.vocab, default=-1) + 1, special_tokens)
-        self._cache: dict[str, tuple[int, ...]] = {}
+        self._cache = WordCache(self._match)  # word -> ids, bounded in entries and bytes
 
     @property
     def vocab_size(self) -> int:
@@ -105,9 +105,9 @@ class WordPieceTokenizer(TokenizerBase):
 
     def encode_word(self, word: str) -> tuple[int, ...]:
         """Greedy longest match, left to right. Example: tok.encode_word("gatos") -> ids of "gato", "##s" """
-        found = self._cache.get(word)
-        if found is not None:
-            return found
+        return self._cache[word]
+
+    def _match(self, word: str) -> tuple[int, ...]:
         ids: list[int] = []
         i, n = 0, len(word)
         while i < n:
@@ -121,8 +121,6 @@ class WordPieceTokenizer(TokenizerBase):
             else:  # no token starts here: this character as bytes
                 ids.extend(self.byte_fallback_start + b for b in word[i].encode("utf-8"))
                 i += 1
-        if len(self._cache) < 200_000:
-            self._cache[word] = tuple(ids)
         return tuple(ids)
 
     def _encode_text(self, text: str) -> list[int]:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import streamlit as st
 
 import bpeviz
-from bpeviz import render, sources, steps, training
+from bpeviz import formats, render, sources, steps, training
 from bpeviz.records import Settings
 
 from .i18n import error_text, t
@@ -171,3 +171,12 @@ def mix_runs() -> MixRuns:
 def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Callable[[int, int], None] | None = None):
     """A tokenizer trained on a UDHR language mix (bpeviz.mix), one per mix and size, shared read-only by everyone."""
     return mix_runs().get(weights, vocab_size, progress)
+
+
+@st.cache_resource(max_entries=2, ttl=900, show_spinner=False)
+def imported(digest: str, name: str, n_merges: int, _data: bytes) -> bpeviz.Tokenizer:
+    """A tokenizer file read once per content and prefix, not on every rerun (a million-entry vocabulary takes seconds).
+
+    Shared read-only like the trained runs; a file that does not read raises each time (errors are not kept).
+    """
+    return formats.import_data(_data, name, n_merges=n_merges)

@@ -102,7 +102,7 @@ def test_quirks_page_edit_changes_counts():
     at.switch_page("app_pages/quirks.py").run()
     numbers = at.dataframe[0].value
     assert numbers.loc[numbers.number == "12345", "cl100k_base (GPT-4)"].item() == "123|45"
-    at.text_input(key="q_numbers").set_value("999999").run()
+    at.text_input(key="_w_q_numbers").set_value("999999").run()
     numbers = at.dataframe[0].value
     assert list(numbers.number) == ["999999"]
 
@@ -494,3 +494,17 @@ def test_dropout_on_the_encode_page_is_seeded_and_zero_is_the_encoding():
     (result,) = [c.value for c in at.caption if "tokens with dropout" in c.value]
     tokens, usual = map(int, re.match(r"(\d+) tokens with dropout \((\d+) without\)", result).groups())
     assert tokens == usual and "0 merges skipped" in result
+
+
+def test_going_round_every_page_twice_keeps_choices_and_warns_of_nothing():
+    """Issue 27.1: choices kept by state.keep / state.bind never meet a widget default (Streamlit warns of that)."""
+    at = new_app()
+    at.switch_page("app_pages/quirks.py").run()
+    at.text_input(key="_w_q_numbers").set_value("31337").run()
+    for _ in range(2):
+        for page in PAGES:
+            at.switch_page(page).run()
+            assert_clean(at)
+            assert not [w.value for w in at.warning if "Session State" in w.value]
+    at.switch_page("app_pages/quirks.py").run()
+    assert at.text_input(key="_w_q_numbers").value == "31337"

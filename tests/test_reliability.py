@@ -204,3 +204,40 @@ def test_text_without_spaces_trains_as_fast_as_the_same_text_with_spaces(algorit
     spaced = " ".join(text[i:i + 256] for i in range(0, len(text), 256))
     alone = seconds(lambda: bpeviz.train(spaced, vocab_size=400, algorithm=algorithm))
     assert seconds(lambda: bpeviz.train(text, vocab_size=400, algorithm=algorithm)) < 4 * alone + 0.5
+
+
+@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece", "unigram"])
+def test_word_caches_are_bounded_in_bytes(monkeypatch, algorithm):
+    """Row 7: caches capped by count kept +269 MB (WordPiece) and +234 MB (Unigram) of long words in shared tokenizers."""
+    import random
+
+    from bpeviz import tokenizer
+
+    monkeypatch.setattr(tokenizer.WordCache, "MAX_BYTES", 200_000)
+    tok = bpeviz.train("o gato subiu no telhado e o cão dormiu no chão " * 30, vocab_size=60 if algorithm != "bpe" else 300,
+                       level="bytes" if algorithm == "bpe" else "chars", algorithm=algorithm)
+    rng = random.Random(1)
+    words = ["".join(rng.choice("gatosubiheldrcãn") for _ in range(200)) for _ in range(600)]  # 120 kB, all distinct
+    first = [tok.encode(" " + w) for w in words]
+    caches = [c for c in vars(tok).values() if isinstance(c, tokenizer.WordCache)]
+    assert caches and all(c.size <= 200_000 for c in caches)
+    assert [tok.encode(" " + w) for w in words] == first  # misses encode as hits did
+
+
+def test_an_imported_file_is_read_once_not_on_every_rerun(monkeypatch):
+    """Row 18: a million-entry WordPiece file took 3 s and ~700 MB on every rerun of the Files page."""
+    from app_helpers import new_app
+
+    from bpeviz import corpora
+
+    reads = []
+    real = formats.import_data
+    monkeypatch.setattr(formats, "import_data", lambda *a, **k: reads.append(a[1]) or real(*a, **k))
+    tok = bpeviz.train(corpora.corpus_text("english")[:20_000], vocab_size=300, algorithm="wordpiece")
+    at = new_app()
+    at.switch_page("app_pages/files.py").run()
+    at.file_uploader(key="import_file").set_value(("once.json", formats.export(tok, "hf"), "application/json")).run()
+    for text in ("the cat", "the rabbit", "o gato"):
+        at.text_input(key="_w_import_text").set_value(text).run()
+        assert not at.exception
+    assert reads.count("once.json") == 1

@@ -162,7 +162,7 @@ def test_a_cold_text_with_more_new_pieces_than_the_cache_holds_still_encodes_the
     tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=600, level="bytes", pretokenizer="gpt4")
     text = corpora.corpus_text("udhr-ru")[:tokenizer.COLD_TEXT] + corpora.corpus_text("english")[:tokenizer.COLD_TEXT]
     expected = tok.encode_ordinary(text)
-    monkeypatch.setattr(tokenizer._WordCache, "MAX_ENTRIES", 50)
+    monkeypatch.setattr(tokenizer.WordCache, "MAX_ENTRIES", 50)
     fresh = tok.truncated(len(tok.merges))
     assert fresh.encode_ordinary(text) == expected
     assert len(fresh._word_cache) == 50

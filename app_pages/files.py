@@ -13,6 +13,7 @@ from bpeviz_app import runs, sidebar, state, views
 from bpeviz_app.i18n import error_text, t
 
 MAX_IMPORT_MERGES = 200_000
+MAX_IMPORT_TEXT = 2_000  # characters of the text encoded with an imported tokenizer
 
 
 def export_row(tok: Tokenizer, fmt: formats.Format) -> None:
@@ -60,7 +61,7 @@ def import_section() -> None:
         return
     if tok.algorithm != "bpe":  # a WordPiece or Unigram file: a vocabulary, no merges to replay
         st.success(t("imported_other", name=render.md(upload.name), algorithm=tok.algorithm, n=tok.vocab_size))
-        text = st.text_input(t("text"), **state.bind("import_text", "The cat climbed onto the roof."))
+        text = st.text_input(t("text"), max_chars=MAX_IMPORT_TEXT, **state.bind("import_text", "The cat climbed onto the roof."))
         views.chips([(i, tok.token_of(i)) for i in tok.encode_ordinary(text)], tok=tok, show_ids=True)
         return
     st.success(t("imported", name=render.md(upload.name), n=len(tok.merges), level=t(f"level_{tok.level}")))
@@ -69,7 +70,7 @@ def import_section() -> None:
                                t("col_merge"): [render.merge_text(m) for m in shown]}),
                  hide_index=True, height=260)
     k = st.slider(t("encode_with_k"), 0, len(tok.merges), len(tok.merges), key="import_k")
-    text = st.text_input(t("text"), **state.bind("import_text", "The cat climbed onto the roof."))
+    text = st.text_input(t("text"), max_chars=MAX_IMPORT_TEXT, **state.bind("import_text", "The cat climbed onto the roof."))
     prefix = tok.truncated(int(k))
     try:
         views.chips([(i, prefix.token_of(i)) for i in prefix.encode_ordinary(text)], tok=prefix, show_ids=True)

@@ -80,7 +80,9 @@ class WordPieceTokenizer(TokenizerBase):
         for i, (cont, text) in self.keys.items():
             (self._next if cont else self._first).setdefault(text, i)
             self._text[i] = text
-        self._longest = max((len(t) for t in self._text.values()), default=1)
+        # the token lengths there are, longest first: a match is tried only at those (one 1 M-character entry made
+        # every position try every length up to it, cubic in the word)
+        self._lengths = sorted({len(t) for t in self._text.values()}, reverse=True)
         self._init_codec(max(self.vocab, default=-1) + 1, special_tokens)
         self._cache = WordCache(self._match)  # word -> ids, bounded in entries and bytes
 
@@ -112,11 +114,13 @@ class WordPieceTokenizer(TokenizerBase):
         i, n = 0, len(word)
         while i < n:
             table = self._next if i else self._first
-            for j in range(min(n, i + self._longest), i, -1):
-                token_id = table.get(word[i:j])
+            for length in self._lengths:
+                if length > n - i:
+                    continue
+                token_id = table.get(word[i:i + length])
                 if token_id is not None:
                     ids.append(token_id)
-                    i = j
+                    i += length
                     break
             else:  # no token starts here: this character as bytes
                 ids.extend(self.byte_fallback_start + b for b in word[i].encode("utf-8"))

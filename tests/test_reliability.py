@@ -241,3 +241,17 @@ def test_an_imported_file_is_read_once_not_on_every_rerun(monkeypatch):
         at.text_input(key="_w_import_text").set_value(text).run()
         assert not at.exception
     assert reads.count("once.json") == 1
+
+
+def test_wordpiece_encoding_is_not_cubic_in_a_long_vocabulary_entry():
+    """Row 9: a 1 M-character vocab entry, then a long word: 1 k chars 0.11 s, 2 k 0.90 s, 4 k 5.3 s."""
+    from bpeviz.records import Settings
+    from bpeviz.wordpiece import WordPieceTokenizer
+
+    alphabet = ["a", "b", "##a", "##b", "x" * 200_000]
+    tok = WordPieceTokenizer(settings=Settings(vocab_size=len(alphabet), algorithm="wordpiece", pretokenizer="none"),
+                             alphabet=alphabet, merges=[])
+    short, long = ("ab" * n for n in (1_000, 8_000))
+    ratio = seconds(tok._match, long) / max(seconds(tok._match, short), 1e-6)  # the match itself, not the cache
+    assert ratio < 32, ratio  # 8x the word: linear about 8, cubic 512
+    assert tok.encode_word("abba") == (0, 3, 3, 2)

@@ -16,7 +16,7 @@ import streamlit as st
 from bpeviz import compare, corpora, metrics, render, sources, steps, training
 from bpeviz.records import Settings
 from bpeviz_app import player, runs, sidebar, state, views
-from bpeviz_app.i18n import error_text, source_label, t
+from bpeviz_app.i18n import error_text, num, source_label, t
 
 ALGORITHMS = ("bpe", "wordpiece", "unigram")
 NAMES = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
@@ -59,8 +59,8 @@ def summary(toks: dict) -> None:
         if isinstance(tok, Exception):
             continue
         n = tokens_after(tok)
-        rows.append({t("col_algorithm"): NAMES[name], t("col_vocab"): f"{tok.vocab_size:,}", t("col_tokens"): f"{n:,}",
-                     t("col_bytes_per_token"): f"{tok.corpus_bytes / n:.2f}" if n else "–",
+        rows.append({t("col_algorithm"): NAMES[name], t("col_vocab"): num(tok.vocab_size), t("col_tokens"): num(n),
+                     t("col_bytes_per_token"): num(tok.corpus_bytes / n, ".2f") if n else "–",
                      t("col_how_learned"): t(f"alg_how_{name}")})
     if rows:  # every algorithm may refuse the corpus (each says why above): then there is nothing to sum up
         st.table(pd.DataFrame(rows).set_index(t("col_algorithm")))  # a plain table grows with classroom mode
@@ -146,7 +146,8 @@ def overlap(toks: dict) -> None:
     if len(ready) < 2:
         return
     o = compare.vocab_overlap(ready)
-    counts = [f"**{t('alg_shared_all')}:** {o.shared_by_all:,}"] + [f"**{a} ∩ {b}:** {n:,}" for (a, b), n in o.pairs.items()]
+    counts = [f"**{t('alg_shared_all')}:** {num(o.shared_by_all)}"]
+    counts += [f"**{a} ∩ {b}:** {num(n)}" for (a, b), n in o.pairs.items()]
     st.markdown(" · ".join(counts))
     shown = min(max(len(v) for v in o.only.values()), SHOW_ONLY)
     column = lambda tokens: [render.show(x) for x in tokens[:shown]] + [""] * (shown - len(tokens[:shown]))  # noqa: E731
@@ -184,7 +185,7 @@ def languages(toks: dict, lesson: sidebar.Lesson) -> None:
     ).properties(height=alt.Step(22))
     views.chart(chart)
     st.caption(t("alg_languages_caption", corpus=render.md(source_label(lesson.source)),
-                 en=", ".join(f"{name} {value:.2f}" for name, value in english.items())))
+                 en=", ".join(f"{name} {num(value, '.2f')}" for name, value in english.items())))
 
 
 st.title(t("alg_title"))

@@ -11,7 +11,7 @@ from bpeviz import corpora, metrics, mix, render, sources
 from bpeviz.records import Settings
 from bpeviz.reference_encodings import ENCODINGS
 from bpeviz_app import runs, sidebar, state, views
-from bpeviz_app.i18n import bound, corpus_label, error_text, labels, source_label, t
+from bpeviz_app.i18n import bound, corpus_label, error_text, labels, num, source_label, t
 
 LESSON = "lesson"
 CHART_VOCABS = [512, 1024, 2048, 4096, 8192]
@@ -111,7 +111,7 @@ def doubling_table(points: list[tuple[int, float]]) -> None:
         return
     st.markdown(f"**{t('doublings_title')}**")
     st.dataframe(pd.DataFrame({
-        t("col_vocab"): [f"{d.from_size:,} → {d.to_size:,}" for d in rows],
+        t("col_vocab"): [f"{num(d.from_size)} → {num(d.to_size)}" for d in rows],
         t("col_bytes_per_token"): [f"{d.from_bpt:.2f} → {d.to_bpt:.2f}" for d in rows],
         t("col_bought"): [t("doubling_bought", gain=d.gain) for d in rows],
     }), hide_index=True)

@@ -13,7 +13,7 @@ from bpeviz.records import ENDOFTEXT, has_raw_bytes
 from bpeviz.reference_encodings import ENCODINGS
 from bpeviz.tokenizer import Tokenizer
 from bpeviz_app import player, runs, sidebar, state, views
-from bpeviz_app.i18n import error_text, t
+from bpeviz_app.i18n import bound, error_text, num, t
 
 MAX_TRACE = 2_000  # characters traced merge by merge
 MAX_SPAN_TEXT = 2_000  # characters the span slider reaches
@@ -114,8 +114,8 @@ def count_file(tok: Tokenizer | None, lesson: sidebar.Lesson) -> None:
     for k, (label, key, encode) in enumerate(encoders):
         bar.progress(k / len(encoders), text=t("counting_with", name=render.md(label)))
         n = count_with(digest, key, data, encode)
-        rows.append({t("col_tokenizer"): label, t("col_tokens"): f"{n:,}", t("col_characters"): f"{len(text):,}",
-                     t("col_bytes"): f"{len(data):,}", t("col_bytes_per_token"): f"{len(data) / n:.2f}" if n else "–"})
+        rows.append({t("col_tokenizer"): label, t("col_tokens"): num(n), t("col_characters"): num(len(text)),
+                     t("col_bytes"): num(len(data)), t("col_bytes_per_token"): num(len(data) / n, ".2f") if n else "–"})
     bar.empty()
     st.caption(t("count_file_caption", name=render.md(upload.name)))
     st.table(pd.DataFrame(rows).set_index(t("col_tokenizer")))  # six rows: a plain table reads on a projector
@@ -128,7 +128,7 @@ def dropout_section(tok: Tokenizer, lesson: sidebar.Lesson, text: str) -> None:
     c1, c2, c3 = st.columns([2, 1, 1])
     p = c1.slider(t("dropout_p"), 0.0, 0.9, step=0.05, **state.bind("dropout_p"))
     seed = int(c2.number_input(t("dropout_seed"), 0, 10**6, **state.bind("dropout_seed")))
-    n = int(c3.selectbox(t("dropout_samples"), SAMPLE_SIZES, format_func=lambda v: f"{v:,}",
+    n = int(c3.selectbox(t("dropout_samples"), SAMPLE_SIZES, format_func=bound(lambda v, lg: num(v, ",", lg)),
                          **state.bind("dropout_n", SAMPLE_SIZES[0], SAMPLE_SIZES)))
     short = text[:MAX_DROPOUT_TEXT]
     steps: list[sampling.DropoutStep] = []

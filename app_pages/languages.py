@@ -14,7 +14,7 @@ import streamlit as st
 from bpeviz import corpora, mix, render
 from bpeviz.reference_encodings import ENCODINGS
 from bpeviz_app import runs, state, views
-from bpeviz_app.i18n import bound, error_text, t
+from bpeviz_app.i18n import bound, error_text, num, t
 
 VOCABS = (1024, 2048, 4096, 8192)
 MIXES = (*mix.PRESETS, "custom")
@@ -33,7 +33,8 @@ def chosen_weights() -> dict[str, int] | None:
     c1, c2 = st.columns([2, 1])
     name = c1.radio(t("mix_label"), MIXES, horizontal=True, format_func=bound(lambda k, lg: t(f"mix_{k}", lg)),
                     **state.bind("mix", "equal", MIXES))
-    c2.selectbox(t("mix_vocab"), VOCABS, format_func=lambda v: f"{v:,}", **state.bind("mix_vocab", 4096, VOCABS))
+    c2.selectbox(t("mix_vocab"), VOCABS, format_func=bound(lambda v, lg: num(v, ",", lg)),
+                 **state.bind("mix_vocab", 4096, VOCABS))
     if name != "custom":
         return mix.PRESETS[name]
     picked = st.multiselect(t("mix_languages"), list(corpora.UDHR_LANGUAGES),

@@ -74,3 +74,19 @@ def test_the_singular_follows_the_number_shown(lang):
     for key, entry in STRINGS.items():  # every plural shows the number that picks its form
         if isinstance(entry.get(lang), tuple):
             assert re.search(r"\{\w+", entry[lang][1]), key
+
+
+def test_portuguese_writes_numbers_its_own_way():
+    """Issue 27.7: "4,096" and "3,840 fusões" in Portuguese; it writes 4.096 and 3,05."""
+    from bpeviz_app.i18n import num
+
+    assert t("n_tokens_short", "pt", n=4096) == "4.096 tokens" and t("n_tokens_short", "en", n=4096) == "4,096 tokens"
+    assert num(4096, ",", "pt") == "4.096" and num(3.05, ".2f", "pt") == "3,05" and num(3.05, ".2f", "en") == "3.05"
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["lang"] = "pt"
+    at.query_params["vocab"] = "1500"
+    at.query_params["corpus"] = "english"
+    at.run()
+    text = page_text(at)
+    assert "1.500" in text or "1.244" in text, text[:500]
+    assert not re.search(r"\b\d{1,3},\d{3}\b", text), re.search(r"\b\d{1,3},\d{3}\b", text)  # no English thousands

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
@@ -10,24 +11,39 @@ import streamlit as st
 import bpeviz
 from bpeviz import checker, compare, render, rules, sources, training
 from bpeviz.records import Settings
-from bpeviz_app import runs, sidebar
+from bpeviz_app import runs, sidebar, state
 from bpeviz_app.i18n import bound, error_text, t, tie_name
 
 SIDEBAR = "sidebar"
 EXAMPLES = ("correct", "ties", "wrong")  # corpora/tables/toy_<name>.txt, worked on the toy corpus
 CONTEXT = 4  # merges shown before and after the first difference
+MAX_COMPARED = 5_000  # merges each side makes at most (two trainings per change)
 
 
-def side_settings(side: str, base: Settings) -> Settings:
-    """The settings one side of the comparison picked: a dialect or the sidebar's, with its own tie and counting rule."""
+def side_settings(side: str, base: Settings, merges: int, source: sources.CorpusSource) -> Settings:
+    """The settings one side picked (a dialect or the sidebar's, its own tie and counting rule), making `merges` merges.
+
+    Each side's vocabulary is its own base symbols plus the page's merges, so that a byte-level dialect
+    beside the toy corpus's 23 characters still makes 41 merges (the sidebar's 64 is less than 256 bytes).
+    """
     ss = st.session_state
     dialect = ss.get(f"cmp_{side}_dialect", SIDEBAR)
     if dialect == SIDEBAR:
-        return training.resolve_settings(base.vocab_size, level=base.level, pretokenizer=base.pretokenizer,
-                                         tie_break=ss.get(f"cmp_{side}_tie"), count_rule=ss.get(f"cmp_{side}_count"))
-    return training.resolve_settings(base.vocab_size, level=None, pretokenizer=base.pretokenizer if dialect == "hf" else None,
-                                     tie_break=ss.get(f"cmp_{side}_tie"), count_rule=ss.get(f"cmp_{side}_count"),
-                                     dialect=dialect)
+        settings = training.resolve_settings(base.vocab_size, level=base.level, pretokenizer=base.pretokenizer,
+                                             tie_break=ss.get(f"cmp_{side}_tie"), count_rule=ss.get(f"cmp_{side}_count"))
+    else:
+        settings = training.resolve_settings(base.vocab_size, level=None,
+                                             pretokenizer=base.pretokenizer if dialect == "hf" else None,
+                                             tie_break=ss.get(f"cmp_{side}_tie"), count_rule=ss.get(f"cmp_{side}_count"),
+                                             dialect=dialect)
+    return replace(settings, vocab_size=base_symbols(settings, source) + merges)
+
+
+def base_symbols(settings: Settings, source: sources.CorpusSource) -> int:
+    """How many symbols a run starts from: 256 bytes, or the corpus's characters as this split sees them."""
+    if settings.level == "bytes":
+        return 256
+    return len({ch for word in runs.words(sources.digest(source), settings, source) for ch in word})
 
 
 def _on_dialect(side: str) -> None:
@@ -60,8 +76,8 @@ def divergence_sentence(d: compare.Divergence, a: Settings, b: Settings) -> str:
             rule_a=render.code(tie_name(a.tie_break)), rule_b=render.code(tie_name(b.tie_break)),
             count_a=t(f"count_{a.count_rule}"), count_b=t(f"count_{b.count_rule}"), split_a=render.code(a.pretokenizer),
             split_b=render.code(b.pretokenizer), level_a=t(f"level_{a.level}"), level_b=t(f"level_{b.level}"))
-    return t("cmp_diverge", step=d.step, pa=pa, pb=pb, why=why, before=d.agree_before, same=d.same_rank_after,
-             later=d.later, shared=d.shared_after)
+    return t("cmp_diverge" if d.agree_before else "cmp_diverge_first", step=d.step, pa=pa, pb=pb, why=why,
+             before=d.agree_before, same=d.same_rank_after, later=d.later, shared=d.shared_after)
 
 
 def side_by_side(a: bpeviz.Tokenizer, b: bpeviz.Tokenizer, step: int | None) -> None:
@@ -74,6 +90,14 @@ def side_by_side(a: bpeviz.Tokenizer, b: bpeviz.Tokenizer, step: int | None) -> 
                  hide_index=True, width="stretch")
 
 
+def sidebar_merges(lesson: sidebar.Lesson) -> int:
+    """The merges the sidebar's vocabulary makes on its corpus (the page compares as many, to start with)."""
+    try:
+        return max(1, min(MAX_COMPARED, lesson.settings.vocab_size - base_symbols(lesson.settings, lesson.source)))
+    except ValueError:
+        return 40
+
+
 def compare_section(lesson: sidebar.Lesson) -> None:
     st.subheader(t("compare_title"))
     st.caption(t("compare_caption"))
@@ -84,7 +108,10 @@ def compare_section(lesson: sidebar.Lesson) -> None:
     side_picker("a", left, ("first", "overlapping"))
     side_picker("b", right, ("smallest", "overlapping"))
     try:
-        settings_a, settings_b = side_settings("a", lesson.settings), side_settings("b", lesson.settings)
+        merges = int(st.number_input(t("cmp_merges"), 1, MAX_COMPARED, help=t("cmp_merges_help"),
+                                     **state.bind("cmp_merges", sidebar_merges(lesson))))
+        settings_a = side_settings("a", lesson.settings, merges, lesson.source)
+        settings_b = side_settings("b", lesson.settings, merges, lesson.source)
         a, b = runs.run(lesson.source, settings_a), runs.run(lesson.source, settings_b)
     except ValueError as exc:
         st.error(render.md(error_text(exc)))

@@ -46,15 +46,16 @@ def _counts_at(tok: Tokenizer, words: Counter[str], step: int) -> dict[TextPair,
 
 
 def _kind(a: Tokenizer, b: Tokenizer, counts_a: tuple[int, int], counts_b: tuple[int, int]) -> str:
+    """Why the runs part: the first of level, tie (both pairs equally frequent in both runs), split, count, other."""
     sa, sb = a.settings, b.settings
     if sa.level != sb.level:
         return "level"
-    if (sa.pretokenizer, sa.dummy_prefix) != (sb.pretokenizer, sb.dummy_prefix):
-        return "split"
-    if sa.count_rule != sb.count_rule and (counts_a != counts_b):
-        return "count"
     if counts_a[0] == counts_a[1] and counts_b[0] == counts_b[1]:
-        return "tie"
+        return "tie"  # whatever else differs, here only the tie rule chose (the splits may differ elsewhere)
+    if (sa.pretokenizer, sa.dummy_prefix) != (sb.pretokenizer, sb.dummy_prefix) and counts_a != counts_b:
+        return "split"
+    if sa.count_rule != sb.count_rule and counts_a != counts_b:
+        return "count"
     return "other"
 
 
@@ -93,7 +94,8 @@ def explain(d: Divergence, a: Tokenizer, b: Tokenizer) -> str:
                f"takes {pb}",
         "other": f"{pa} ({d.counts_a[0]}) against {pb} ({d.counts_a[1]})",
     }[d.kind]
-    return (f"Merge {d.step}: run A takes {pa}, run B takes {pb} — {why}. The first {d.agree_before:,} merges agree; "
+    before = f"The first {d.agree_before:,} merges agree; " if d.agree_before else "They part at the first merge; "
+    return (f"Merge {d.step}: run A takes {pa}, run B takes {pb} — {why}. {before}"
             f"after this one, {d.same_rank_after:,} of {d.later:,} still match at the same rank and "
             f"{d.shared_after:,} are made by both.")
 

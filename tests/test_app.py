@@ -508,3 +508,16 @@ def test_going_round_every_page_twice_keeps_choices_and_warns_of_nothing():
             assert not [w.value for w in at.warning if "Session State" in w.value]
     at.switch_page("app_pages/quirks.py").run()
     assert at.text_input(key="_w_q_numbers").value == "31337"
+
+
+def test_the_rules_page_compares_real_dialects_on_the_default_lesson():
+    """Issue 27.4: at the toy's vocab 64 every byte-level dialect was refused (64 < 256 bytes); a tie was blamed on the
+    split; "The first 0 merges agree"."""
+    at = new_app()
+    at.switch_page("app_pages/rules.py").run()
+    at.selectbox(key="cmp_a_dialect").set_value("minbpe").run()
+    at.selectbox(key="cmp_b_dialect").set_value("hf").run()
+    assert_clean(at)
+    said = " ".join(plain(i.value) for i in at.info)
+    assert "tie at 7" in said and "boundaries forbid" not in said and "first 0" not in said
+    assert at.number_input(key="_w_cmp_merges").value == 41  # the toy lesson's 64 minus its 23 characters

@@ -2,11 +2,12 @@
 
 import streamlit as st
 
-from bpeviz_app import sidebar, state, style
+from bpeviz_app import runs, sidebar, state, style
 from bpeviz_app.i18n import t
 
 st.set_page_config(page_title="bpeviz: how BPE tokenizers learn", page_icon=str(style.ASSETS / "icon.png"), layout="wide")
 state.init()
+runs.warm_up()
 style.apply()
 pages = [
     st.Page("app_pages/train.py", title=t("nav_train"), icon=":material/school:", default=True),

@@ -7,6 +7,7 @@ supplies the same corpus and settings, and entries never change once stored.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from collections import Counter, OrderedDict
@@ -15,11 +16,13 @@ from collections.abc import Callable
 import streamlit as st
 
 import bpeviz
-from bpeviz import formats, render, sources, steps, training
+from bpeviz import formats, mix, render, sources, steps, training
 from bpeviz.records import Settings
+from bpeviz.reference_encodings import ENCODINGS, reference
 
 from .i18n import error_text, t
 from .sidebar import Lesson
+from .state import DEFAULTS
 
 RECORD_TOP = 12  # best pairs the trainer keeps per step, so the pair chart never recounts
 MAX_CACHE_BYTES = 600_000_000  # all cached runs together, across every visitor
@@ -146,9 +149,7 @@ class MixRuns:
         self._lock = threading.Lock()
 
     def get(self, weights: tuple[tuple[str, int], ...], vocab_size: int,
-            progress: Callable[[int, int], None] | None = None):  # -> bpeviz.mix.MixRun
-        from bpeviz import mix
-
+            progress: Callable[[int, int], None] | None = None) -> mix.MixRun:
         key = (weights, vocab_size)
         with self._lock:
             found = self._runs.get(key)
@@ -171,6 +172,27 @@ def mix_runs() -> MixRuns:
 def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Callable[[int, int], None] | None = None):
     """A tokenizer trained on a UDHR language mix (bpeviz.mix), one per mix and size, shared read-only by everyone."""
     return mix_runs().get(weights, vocab_size, progress)
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up() -> threading.Thread:
+    """Once per server, in the background: the real tokenizers and the Who pays? page's default mix.
+
+    A teacher's first visit to Who pays? took 5-7 s (five tokenizers read, 26 languages trained); after
+    this, the page finds them ready. Errors are left for the page to show.
+    """
+    store = mix_runs()
+    default = tuple(sorted(mix.PRESETS[str(DEFAULTS["mix"])].items()))
+
+    def work() -> None:
+        for name in ENCODINGS:
+            with contextlib.suppress(Exception):  # a missing package is the page's to report, not the warm-up's
+                reference(name)
+        store.get(default, int(DEFAULTS["mix_vocab"]))  # type: ignore[call-overload]
+
+    thread = threading.Thread(target=work, name="bpeviz-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 @st.cache_resource(max_entries=2, ttl=900, show_spinner=False)

@@ -521,3 +521,18 @@ def test_the_rules_page_compares_real_dialects_on_the_default_lesson():
     said = " ".join(plain(i.value) for i in at.info)
     assert "tie at 7" in said and "boundaries forbid" not in said and "first 0" not in said
     assert at.number_input(key="_w_cmp_merges").value == 41  # the toy lesson's 64 minus its 23 characters
+
+
+def test_the_who_pays_default_is_warmed_in_the_background_before_a_visit():
+    """Issue 27.10: the first visit to Who pays? took 5-7 s; the first run of any page starts training its default."""
+    from bpeviz import mix
+    from bpeviz_app import runs, state
+
+    at = new_app()  # the Train page: Who pays? is not visited
+    assert_clean(at)
+    runs.warm_up().join(timeout=300)  # wait for the condition (the warm-up's end), not a fixed time
+    key = (tuple(sorted(mix.PRESETS[state.DEFAULTS["mix"]].items())), state.DEFAULTS["mix_vocab"])
+    assert key in runs.mix_runs()._runs
+    at.switch_page("app_pages/languages.py").run()
+    assert_clean(at)
+    assert any(m.value for m in at.subheader)  # the page drew its charts from the warmed run

@@ -81,12 +81,17 @@ def chips(tokens: Sequence[tuple[int, str | bytes]], *, tok=None, show_ids: bool
         st.caption(t("legend_partial"))
 
 
+LEGEND_COLUMNS = 2  # legends wrap; one long row was cut at the chart's edge on a projector (one column there)
+
+
 def chart(spec: alt.TopLevelMixin, **kwargs) -> None:
-    """st.altair_chart with large axis, legend and label type in classroom mode."""
-    if st.session_state.get("classroom"):
-        spec = (spec.configure_axis(labelFontSize=18, titleFontSize=18).configure_legend(labelFontSize=18, titleFontSize=18)
-                .configure_text(fontSize=18))
-    st.altair_chart(spec, width="stretch", **kwargs)
+    """st.altair_chart with legends that wrap and never cut a name, and large type in classroom mode."""
+    big = bool(st.session_state.get("classroom"))
+    legend: dict = {"labelLimit": 0, "columns": LEGEND_COLUMNS}  # a legend's own columns= wins (the 26 languages)
+    if big:
+        legend.update(labelFontSize=18, titleFontSize=18, columns=1)
+        spec = spec.configure_axis(labelFontSize=18, titleFontSize=18).configure_text(fontSize=18)
+    st.altair_chart(spec.configure_legend(**legend), width="stretch", **kwargs)
 
 
 @st.cache_resource(show_spinner=False)

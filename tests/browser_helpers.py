@@ -78,3 +78,22 @@ TRUNCATED = """() => {
 def truncated_controls(pg) -> list[str]:
     """Text of every visible control or label whose content is cut (scrollWidth beyond clientWidth)."""
     return pg.evaluate(TRUNCATED)
+
+
+CUT_CHART_LABELS = """() => {
+  // every chart legend label that is cut: ended with an ellipsis, or drawn past the right edge of its chart
+  const found = [];
+  for (const svg of document.querySelectorAll('.vega-embed svg')) {
+    const right = svg.getBoundingClientRect().right;
+    for (const label of svg.querySelectorAll('.role-legend-label text, .role-legend text')) {
+      const text = (label.textContent || '').trim();
+      if (text && (text.endsWith('…') || label.getBoundingClientRect().right > right + 1)) found.push(text.slice(0, 40));
+    }
+  }
+  return found;
+}"""
+
+
+def cut_chart_labels(pg) -> list[str]:
+    """Legend labels of the page's charts that are cut off or drawn outside their chart."""
+    return pg.evaluate(CUT_CHART_LABELS)

@@ -1,11 +1,12 @@
 """Classroom mode at projector sizes, in English and Portuguese: nothing cut, everything enlarged."""
 
 import pytest
-from browser_helpers import assert_no_errors, open_app, truncated_controls
+from browser_helpers import assert_no_errors, cut_chart_labels, open_app, truncated_controls
 from conftest import shot
 
 PAGES = ["", "/encode", "/rules", "/algorithms", "/charts", "/languages", "/quirks", "/files"]
 PLAYER_PAGES = {"", "/encode", "/algorithms"}  # their step buttons must be on screen before anything is measured
+LEGEND_PAGES = {"/charts", "/languages"}  # their charts' legends must be drawn before they are measured
 CAPTION_SIZE = "parseFloat(getComputedStyle(document.querySelector('[data-testid=\"stCaptionContainer\"] p')).fontSize)"
 
 
@@ -20,8 +21,11 @@ def test_no_control_is_cut_at_projector_sizes(browser, app_url, size, lang):
             open_app(page, app_url, f"{path}?big=1&lang={lang}")
             if path in PLAYER_PAGES:
                 page.locator('[data-testid="bpe-counter"]').first.wait_for(state="visible", timeout=30_000)
+            if path in LEGEND_PAGES:
+                page.locator(".vega-embed svg .role-legend").first.wait_for(state="attached", timeout=60_000)
             page.wait_for_timeout(300)
             assert truncated_controls(page) == [], (path, size, lang)
+            assert cut_chart_labels(page) == [], (path, size, lang)  # issue 27.3: legends cut on the projector
             assert_no_errors(page)
             shot(page, f"classroom-{size}-{lang}-{path.strip('/') or 'train'}")
         caption = page.evaluate(CAPTION_SIZE)

@@ -68,6 +68,11 @@ TRUNCATED = """() => {
     const text = (el.innerText || '').trim();
     if (clips && el.scrollWidth > el.clientWidth + 1 && text) found.push(text.slice(0, 40));
   }
+  // a table wider than its box scrolls, and its last columns hide
+  for (const el of document.querySelectorAll('[data-testid="stTable"] table')) {
+    const box = el.parentElement;
+    if (el.offsetParent && box.scrollWidth > box.clientWidth + 1) found.push('table: ' + (el.innerText || '').slice(0, 30));
+  }
   for (const el of document.querySelectorAll('input[role="combobox"]')) {  // a select box showing its choice
     if (el.offsetParent && el.scrollWidth > el.clientWidth + 1) found.push(el.value.slice(0, 40));
   }

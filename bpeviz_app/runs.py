@@ -90,8 +90,9 @@ def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[in
 
 def for_page(lesson: Lesson) -> bpeviz.Tokenizer | None:
     """The lesson's tokenizer with a progress bar while it trains; None with a message when there is none."""
-    if lesson.source is None:
-        st.info(t("choose_corpus"))
+    if lesson.source is None:  # say why in the main area too: the sidebar's upload box shows only a red "!"
+        kind, message = lesson.problem or ("info", t("choose_corpus"))
+        getattr(st, kind)(message)
         return None
     bar = st.empty()
 

@@ -536,3 +536,11 @@ def test_the_who_pays_default_is_warmed_in_the_background_before_a_visit():
     at.switch_page("app_pages/languages.py").run()
     assert_clean(at)
     assert any(m.value for m in at.subheader)  # the page drew its charts from the warmed run
+
+
+def test_an_upload_box_without_a_file_says_its_cap_and_the_command_line_in_the_main_area():
+    """Issue 27.6: a file over the cap shows only a red "!" on its chip; the main area said "Choose a corpus..."."""
+    at = new_app(source="upload").run()
+    assert_clean(at)
+    main = " ".join(plain(i.value) for i in at.main.info)
+    assert "5 MB" in main and "bpeviz train" in main and "Choose a corpus in the sidebar" not in main

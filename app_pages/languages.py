@@ -74,7 +74,8 @@ def wins_chart(run: mix.MixRun) -> None:
         return
     chart = alt.Chart(pd.DataFrame(rows)).mark_area().encode(
         x=alt.X("rank:Q", title=t("mix_rank")), y=alt.Y("won:Q", stack=True, title=t("mix_won")),
-        color=alt.Color("language:N", legend=alt.Legend(orient="right", title=None, columns=1)),
+        color=alt.Color("language:N", scale=alt.Scale(range=list(views.MANY_COLOURS)),
+                        legend=alt.Legend(orient="right", title=None, columns=1)),
         tooltip=[alt.Tooltip("language:N", title=t("col_language")), alt.Tooltip("rank:Q", title=t("mix_rank")),
                  alt.Tooltip("won:Q", title=t("mix_won"))])
     views.chart(chart.properties(height=360))

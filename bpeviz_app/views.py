@@ -81,6 +81,11 @@ def chips(tokens: Sequence[tuple[int, str | bytes]], *, tok=None, show_ids: bool
         st.caption(t("legend_partial"))
 
 
+# 26 colours told apart at a glance (Kelly's 20 of maximum contrast, then six more): the 26-language area chart
+# repeated the default ten (German and Indonesian the same blue)
+MANY_COLOURS = ("#F3C300", "#875692", "#F38400", "#A1CAF1", "#BE0032", "#C2B280", "#848482", "#008856", "#E68FAC",
+                "#0067A5", "#F99379", "#604E97", "#F6A600", "#B3446C", "#DCD300", "#882D17", "#8DB600", "#654522",
+                "#E25822", "#2B3D26", "#1F3A93", "#17BECF", "#FF69B4", "#4B0082", "#2E8B57", "#D2691E")
 LEGEND_COLUMNS = 2  # legends wrap; one long row was cut at the chart's edge on a projector (one column there)
 
 

@@ -544,3 +544,19 @@ def test_an_upload_box_without_a_file_says_its_cap_and_the_command_line_in_the_m
     assert_clean(at)
     main = " ".join(plain(i.value) for i in at.main.info)
     assert "5 MB" in main and "bpeviz train" in main and "Choose a corpus in the sidebar" not in main
+
+
+def test_the_26_languages_get_26_colours():
+    """Issue 27.9: the area chart of merges won repeated colours (German and Indonesian the same blue)."""
+    import json
+
+    from bpeviz import corpora
+    from bpeviz_app import views
+
+    assert len(set(views.MANY_COLOURS)) == len(views.MANY_COLOURS) >= len(corpora.UDHR_LANGUAGES)
+    at = new_app()
+    at.switch_page("app_pages/languages.py").run()
+    assert_clean(at)
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    ranges = [s["encoding"]["color"].get("scale", {}).get("range") for s in specs if "encoding" in s]
+    assert list(views.MANY_COLOURS) in ranges

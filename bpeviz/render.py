@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
 INVISIBLE = {mark: ch for ch, mark in VISIBLE.items()}
+_WWW_DOT = re.compile(r"(?i)(www)\\\.")  # "www\." as md escapes it
+_JOINER = "\u2060"  # WORD JOINER: shows nothing, breaks no line
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 _ESCAPE = re.compile(r"\\(\\|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})")
 
@@ -116,10 +118,14 @@ def _add_text(text: str, level: str, raw: bytearray, chars: list[str], *, marks:
 def md(text: str) -> str:
     """User text made inert for Streamlit Markdown: every punctuation mark backslash-escaped, lines kept.
 
-    No link, image, emphasis, directive (:red[...]), LaTeX ($...$) or HTML survives.
-    Example: md("![p](http://x)") -> "\\!\\[p\\]\\(http\\:\\/\\/x\\)"
+    No link (autolinks included), image, emphasis, directive (:red[...]), LaTeX ($...$) or HTML survives.
+    Example: md("![p](x)") -> "\\!\\[p\\]\\(x\\)"
     """
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("/", "\\/").replace("\n", "  \n")
+    escaped = _MD_SPECIAL.sub(r"\\\1", str(text)).replace("/", "\\/").replace("\n", "  \n")
+    # GFM links http://x, www.x and a@b in the text it has parsed, escapes gone: an invisible word joiner after the
+    # sign makes the text no longer what an autolink looks for
+    escaped = escaped.replace("\\:", "\\:" + _JOINER).replace("@", "@" + _JOINER)
+    return _WWW_DOT.sub(r"\1" + _JOINER + r"\\.", escaped)
 
 
 def code(text: str) -> str:

@@ -17,8 +17,8 @@ def new_app(**state) -> AppTest:
 
 
 def plain(markdown: str) -> str:
-    """Markdown source as it reads on screen: backslash escapes removed."""
-    return re.sub(r"\\(.)", r"\1", markdown)
+    """Markdown source as it reads on screen: backslash escapes and render.md's invisible word joiners removed."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
 
 
 def player_data(at: AppTest, key: str = "player_train") -> dict:

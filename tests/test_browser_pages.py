@@ -183,6 +183,18 @@ def test_nothing_is_fetched_beyond_the_app_and_links_cannot_inject(app_url, page
     assert any(u.startswith(app_url) for u in page.requests)  # the recorder really records
 
 
+def test_values_quoted_in_messages_are_never_links(app_url, page):
+    """Issue 28 row 8: GFM autolinked http://..., www.... and a@b quoted in warnings, through render.md's escapes."""
+    from urllib.parse import quote
+
+    values = {"level": "http://127.0.0.1:9/x", "tie": "www.evil.example", "count": "someone@evil.example"}
+    open_app(page, app_url, "/?" + "&".join(f"{k}={quote(v)}" for k, v in values.items()))
+    wait_text(page, "someone@")
+    shown = page.inner_text('[data-testid="stMain"]')
+    assert all(v in shown.replace("\u2060", "") for v in values.values())  # quoted, and read as written
+    assert page.locator('[data-testid="stMain"] a[href*="127.0.0.1:9"], [data-testid="stMain"] a[href*="evil"]').count() == 0
+
+
 def test_the_paste_box_states_its_limit_and_the_browser_keeps_to_it(app_url, page):
     open_app(page, app_url)
     page.get_by_text("Paste text").click()

@@ -153,7 +153,8 @@ def overlap(toks: dict) -> None:
     column = lambda tokens: [render.show(x) for x in tokens[:shown]] + [""] * (shown - len(tokens[:shown]))  # noqa: E731
     st.dataframe(pd.DataFrame({t("alg_only_in", name=name): column(tokens) for name, tokens in o.only.items()}),
                  hide_index=True, width="stretch")
-    st.caption(t("alg_overlap_caption", **{k: len(v) for k, v in zip(("a", "b", "c"), o.only.values())}))
+    alone = ", ".join(f"{name} {num(len(tokens))}" for name, tokens in o.only.items())  # two or three: one may refuse
+    st.caption(t("alg_overlap_caption", alone=alone))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

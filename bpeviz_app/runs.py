@@ -17,6 +17,7 @@ import streamlit as st
 
 import bpeviz
 from bpeviz import formats, mix, render, sources, steps, training
+from bpeviz.errors import BpevizError
 from bpeviz.records import Settings
 from bpeviz.reference_encodings import ENCODINGS, reference
 
@@ -26,6 +27,7 @@ from .state import DEFAULTS
 
 RECORD_TOP = 12  # best pairs the trainer keeps per step, so the pair chart never recounts
 MAX_CACHE_BYTES = 600_000_000  # all cached runs together, across every visitor
+MAX_UNIGRAM_CHARS = 250_000  # characters of distinct words a Unigram run in the app may take (see check_unigram_size)
 MAX_ENTRY_BYTES = 250_000_000  # one run larger than this is used and not kept
 
 
@@ -83,6 +85,8 @@ def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[in
     store = trained_runs()
     tok = store.get(key)
     if tok is None:
+        if settings.algorithm == "unigram":
+            check_unigram_size(source, settings)
         tok = sources.tokenizer_for(source, settings, progress=progress, record_top=RECORD_TOP)
         store.put(key, tok)
     return tok
@@ -110,6 +114,18 @@ def for_page(lesson: Lesson) -> bpeviz.Tokenizer | None:
     if len(tok.merges) < wanted and not sources.is_replay(lesson.source):
         st.info(t("stopped_early", n=len(tok.merges), vocab=tok.vocab_size))
     return tok
+
+
+def check_unigram_size(source: sources.CorpusSource, settings: Settings) -> None:
+    """Refuse a Unigram run the shared server cannot afford: its lattices take about 2 KB per character of distinct words.
+
+    Prose has few distinct words (1 MB of English: 60 000 characters of them); a text with no spaces is all distinct.
+    """
+    size = sum(len(word) for word in words(sources.digest(source), settings, source))
+    if size > MAX_UNIGRAM_CHARS:
+        raise BpevizError("unigram_too_big", f"Unigram would train on {size:,} characters of distinct words here; the app "
+                          f"takes at most {MAX_UNIGRAM_CHARS:,} (about 2 KB of memory each). Use less text, or the command "
+                          "line: bpeviz train FILE --algorithm unigram.", size=size, cap=MAX_UNIGRAM_CHARS)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

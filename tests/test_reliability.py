@@ -255,3 +255,20 @@ def test_wordpiece_encoding_is_not_cubic_in_a_long_vocabulary_entry():
     ratio = seconds(tok._match, long) / max(seconds(tok._match, short), 1e-6)  # the match itself, not the cache
     assert ratio < 32, ratio  # 8x the word: linear about 8, cubic 512
     assert tok.encode_word("abba") == (0, 3, 3, 2)
+
+
+def test_a_unigram_run_the_server_cannot_afford_is_refused_with_a_message():
+    """Row 3: 1 MB with no spaces took about 2 KB per character (1.9-2.1 GB, 186 s) in Unigram's lattices."""
+    import random
+
+    from app_helpers import new_app
+
+    from bpeviz_app import runs
+
+    rng = random.Random(3)
+    text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(runs.MAX_UNIGRAM_CHARS + 20_000))
+    at = new_app(source="paste", pasted=text, lines_are_docs=False)
+    at.switch_page("app_pages/algorithms.py").run(timeout=300)
+    assert not at.exception
+    said = " ".join(e.value for e in at.error) + " ".join(c.value for c in at.caption)
+    assert f"{runs.MAX_UNIGRAM_CHARS:,}" in said and "command line" in said

@@ -152,7 +152,7 @@ def checker_section(lesson: sidebar.Lesson) -> None:
     row = st.container(horizontal=True)
     for name in EXAMPLES:
         row.button(t(f"example_{name}"), key=f"example_{name}", on_click=_load_example, args=(name,))
-    text = st.text_area(t("check_table_label"), key="check_table", height=180, max_chars=200_000,
+    text = st.text_area(t("check_table_label"), height=180, max_chars=200_000, **state.bind("check_table", ""),
                         placeholder="␣ + n 7\n␣n + o 7\nt + o 6")
     if not text.strip():
         return

@@ -8,7 +8,7 @@ and range and never replaced silently. Derived things (tokenizers, counts) are n
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -105,12 +105,7 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("lang", "en", "lang", choices=tuple(LANGUAGES)),
 )}
 DEFAULTS = {key: f.default for key, f in FIELDS.items()}
-# Choices made on one page's widgets that are not part of the lesson's URL, kept across pages all the same
-PAGE_CHOICES = ("show_whitespace", "byte_view", "dropout_n", "unigram_alpha", "mix_measure", "mix_heavy", "mix_custom",
-                "lang_measure", "lang_sort", "lang_pick", "chart_corpus", "chart_vocab", "chart_pre", "chart_heldout",
-                "q_letter", "q_glitch_text", "q_zipf_text", "import_text", "check_table")
-KEPT = (*DEFAULTS, *PAGE_CHOICES)
-SHADOW = "_w_"  # prefix of the key a bound widget gets (see bind)
+SHADOW = "_w_"  # prefix of the key a bound widget gets (see bind); a bound choice is never a widget's, so it stays
 
 
 def _short(value: object) -> str:
@@ -172,14 +167,14 @@ def init() -> None:
     else:
         # Streamlit drops a widget's value when a run starts on a page without that widget; keep() saved it
         kept = ss.get("_kept", {})
-        for key in KEPT:
+        for key in DEFAULTS:  # the lesson's fields; some are still keys of page widgets (the sentence)
             if key in ss:
                 ss[key] = ss[key]  # re-assigned, the value is the session's, not the widget's
             elif key in kept:
                 ss[key] = kept[key]
 
 
-def bind(key: str, default: object = None, options: Sequence | None = None, then: Callable[[], None] | None = None) -> dict:
+def bind(key: str, default: object = None, options: Sequence | None = None) -> dict:
     """Keywords for a page widget that shows the choice `key` and writes it back when the user changes it.
 
     The widget gets a key of its own (SHADOW + key), set from the choice before it is drawn. Keyed by the
@@ -197,8 +192,6 @@ def bind(key: str, default: object = None, options: Sequence | None = None, then
 
     def changed() -> None:
         ss[key] = ss[shadow]
-        if then is not None:
-            then()
 
     return {"key": shadow, "on_change": changed}
 
@@ -206,7 +199,7 @@ def bind(key: str, default: object = None, options: Sequence | None = None, then
 def keep() -> None:
     """At the end of every run: remember each choice, so that a page left and come back to shows it as it was."""
     ss = st.session_state
-    ss["_kept"] = {key: ss[key] for key in KEPT if key in ss}
+    ss["_kept"] = {key: ss[key] for key in DEFAULTS if key in ss}
 
 
 def values() -> dict:

@@ -28,5 +28,6 @@ tok = runs.for_page(lesson)
 if tok is not None and lesson.source is not None:
     s = tok.settings
     st.caption(t("train_caption", corpus=render.md(source_label(lesson.source)), level=t(f"level_{s.level}"),
-                 split=render.code(s.pretokenizer), rule=tie_name(s.tie_break), base=tok.n_base, merges=len(tok.merges)))
+                 split=render.code(s.pretokenizer), rule=tie_name(s.tie_break), base=tok.n_base, merges=len(tok.merges),
+                 engine=t(f"engine_{tok.engine or 'python'}")))
     train_player(tok, lesson)

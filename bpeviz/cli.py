@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import counting, formats, pretokenize, render
+from .engines import ENGINES
 from .records import ALGORITHMS, LEVELS, Merge, PruneRound, WordPieceMerge
 from .reference_encodings import ENCODINGS
 from .rules import COUNT_RULES, DIALECTS, TIE_RULES
@@ -234,9 +235,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     bar = _Bar(*(("merging", "merges") if args.algorithm != "unigram" else ("pruning", "rounds")), 1, _show_progress(args))
     try:
         tok = train_counts(table, vocab_size=args.vocab_size, level=args.level, tie_break=args.tie_break,
-                           count_rule=args.count_rule, dialect=args.dialect, progress=bar, algorithm=args.algorithm)
+                           count_rule=args.count_rule, dialect=args.dialect, progress=bar, algorithm=args.algorithm,
+                           engine=args.engine)
     finally:
-        bar.close()
+        seconds = bar.close()
+    if bpe:
+        print(f"bpeviz: {len(tok.merges):,} merges on the {tok.engine} engine in {seconds:.2f} s", file=sys.stderr)
     if isinstance(tok, UnigramTokenizer):
         for r in tok.rounds:
             print(round_line(r), file=sys.stderr)
@@ -396,6 +400,9 @@ def _add_train(sub) -> None:
                    help="bpe (default); wordpiece (best score); unigram (EM and pruning, characters, split at spaces)")
     _add_rules(t)
     _add_counting(t)
+    t.add_argument("--engine", choices=ENGINES, default="auto",
+                   help="BPE's merge loop: python, compiled (numba: pip install \"bpeviz[fast]\"), or auto (default: compiled "
+                        "for big corpora when numba is installed); the merges are the same")
     t.add_argument("--json", action="store_true", help="one JSON object per merge")
     t.add_argument("--bytes", action="store_true", help="print tokens as Python byte literals (minbpe style)")
     t.add_argument("-o", "--output", help="save the tokenizer as JSON")

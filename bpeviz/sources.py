@@ -136,7 +136,7 @@ def digest(source: CorpusSource) -> str:
 
 
 def replay(source: ReplayFile | ReplayGPT2, settings: Settings, *, progress: Callable[[int, int], None] | None = None,
-           record_top: int = 0) -> Tokenizer:
+           record_top: int = 0, engine: str = "auto") -> Tokenizer:
     """The source's first vocab_size - base merges, measured on the replay corpus, ready to step through.
 
     Byte-level files are split with settings.pretokenizer; a bpeviz file keeps its own level and split.
@@ -148,17 +148,17 @@ def replay(source: ReplayFile | ReplayGPT2, settings: Settings, *, progress: Cal
         tok = tok.truncated(max(0, settings.vocab_size - tok.n_base))
         if tok.level == "bytes" and tok.settings.pretokenizer != settings.pretokenizer:
             tok = formats.from_pairs([(m.left, m.right) for m in tok.merges], pretokenizer=settings.pretokenizer)  # type: ignore[misc]
-    return replay_on(tok, source.documents(), progress=progress, record_top=record_top)
+    return replay_on(tok, source.documents(), progress=progress, record_top=record_top, engine=engine)
 
 
 def tokenizer_for(source: CorpusSource, settings: Settings, *, progress: Callable[[int, int], None] | None = None,
-                  record_top: int = 0) -> Tokenizer:
-    """Train on the source with settings, or replay its merges."""
+                  record_top: int = 0, engine: str = "auto") -> Tokenizer:
+    """Train on the source with settings, or replay its merges; engine runs BPE's merge loop (see engines.py)."""
     if isinstance(source, REPLAYS):
-        return replay(source, settings, progress=progress, record_top=record_top)
+        return replay(source, settings, progress=progress, record_top=record_top, engine=engine)
     if settings.algorithm != "bpe":
         return train(source.documents(), vocab_size=settings.vocab_size, pretokenizer=settings.pretokenizer,
                      progress=progress, algorithm=settings.algorithm)
     return train(source.documents(), vocab_size=settings.vocab_size, level=settings.level,
                  pretokenizer=settings.pretokenizer, tie_break=settings.tie_break, count_rule=settings.count_rule,
-                 dialect=settings.dialect or None, progress=progress, record_top=record_top)
+                 dialect=settings.dialect or None, progress=progress, record_top=record_top, engine=engine)

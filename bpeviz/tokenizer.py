@@ -241,6 +241,7 @@ class Tokenizer(TokenizerBase):
         corpus_bytes: int = 0,
         corpus_tokens: int = 0,
         special_tokens: Sequence[str] = (ENDOFTEXT,),
+        engine: str = "",
     ) -> None:
         if settings.level not in LEVELS:
             raise ValueError(f"Unknown level {settings.level!r}; use 'chars' or 'bytes'.")
@@ -249,6 +250,7 @@ class Tokenizer(TokenizerBase):
         self.merges: list[Merge] = list(merges)
         self.corpus_bytes = corpus_bytes  # UTF-8 bytes of the training corpus
         self.corpus_tokens = corpus_tokens  # its length in base symbols, before any merge
+        self.engine = engine  # which merge loop trained it: "python", "compiled", or "" (read from a file)
         self.n_base = 256 if settings.level == "bytes" else len(self.alphabet or ())
         self.vocab: dict[int, Token] = base_vocab(settings.level, self.alphabet)  # id -> token
         self.ranks: dict[Pair, tuple[int, int]] = {}  # (left id, right id) -> (rank, new id)
@@ -281,7 +283,7 @@ class Tokenizer(TokenizerBase):
         n = max(0, min(n_merges, len(self.merges)))
         tok = Tokenizer(settings=self.settings, alphabet=self.alphabet, merges=self.merges[:n],
                         corpus_bytes=self.corpus_bytes, corpus_tokens=self.corpus_tokens,
-                        special_tokens=tuple(self.special_tokens))
+                        special_tokens=tuple(self.special_tokens), engine=self.engine)
         if self._proof.shareable:
             tok._proof = self._proof  # one proof for the whole family of prefixes
         return tok

@@ -11,13 +11,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from . import pretokenize, rules
+from . import engines, pretokenize, rules
 from .counting import CountTable
 from .errors import BpevizError
 from .records import ALGORITHMS, LEVELS, MAX_VOCAB_SIZE, Corpus, Settings, documents_of, has_raw_bytes, to_bytes
 from .tokenizer import Tokenizer, TokenizerBase, build
 from .trainer import Rules as TrainerRules
-from .trainer import paused_gc, replay_ids, rules_for, train_ids
+from .trainer import paused_gc, rules_for
 
 
 @dataclass
@@ -149,6 +149,7 @@ def train(
     progress: Callable[[int, int], None] | None = None,
     record_top: int = 0,
     algorithm: str = "bpe",
+    engine: str = "auto",
 ) -> TokenizerBase:
     """Train a tokenizer to vocab_size = base symbols + merges (BPE), distinct tokens (WordPiece) or pieces (Unigram).
 
@@ -158,15 +159,25 @@ def train(
     dialect (rules.DIALECTS: "minbpe", "hf", "sentencepiece-bpe", "tiktoken-educational") supplies
     the rules of a real trainer for what is not given. Stops early (with fewer merges) when no pair
     is left. progress(done, total) is called now and then; record_top=N keeps the N best pairs of
-    every step (Merge.top).
+    every step (Merge.top). engine: "auto", "python" or "compiled" (numba, the `fast` extra) runs BPE's
+    merge loop, with the same merges either way; tok.engine says which ran.
     Example: train(["o gato", "o cão"], vocab_size=12).merges[0].token -> " " + ...
     """
     settings = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break,
                                 count_rule=count_rule, dialect=dialect, algorithm=algorithm)
+    check_engine(engine, settings)
     docs = corpus_documents(corpus, settings.level)
     with paused_gc():  # nothing here makes cycles; collecting would cost a third of the time
         words = corpus_words(docs, settings)
-    return _train_words(words, settings, progress, record_top)
+    return _train_words(words, settings, progress, record_top, engine)
+
+
+def check_engine(engine: str, settings: Settings) -> None:
+    """The engine must exist and be installed; WordPiece and Unigram have no compiled loop."""
+    engines.choose(engine, 0)
+    if engine == "compiled" and settings.algorithm != "bpe":
+        raise BpevizError("engine_algorithm", f"The compiled engine runs BPE's merge loop; {settings.algorithm} trains in "
+                          "Python (engine 'python' or 'auto').", algorithm=settings.algorithm)
 
 
 def train_counts(
@@ -180,6 +191,7 @@ def train_counts(
     progress: Callable[[int, int], None] | None = None,
     record_top: int = 0,
     algorithm: str = "bpe",
+    engine: str = "auto",
 ) -> TokenizerBase:
     """Train from a count table (counting.py) as `train` would on the text it was counted from: the same merges.
 
@@ -193,11 +205,12 @@ def train_counts(
                           "(bpeviz count --pretokenizer ... with the same --dialect) and train again.", wanted=cut)
     if not table.counts:
         raise BpevizError("corpus_empty", "The count table is empty: count some text first.")
-    return _train_words(table.counts, settings, progress, record_top)
+    check_engine(engine, settings)
+    return _train_words(table.counts, settings, progress, record_top, engine)
 
 
 def _train_words(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None,
-                 record_top: int) -> TokenizerBase:
+                 record_top: int, engine: str = "auto") -> TokenizerBase:
     if settings.algorithm != "bpe":
         return _train_other(words, settings, progress)
     # One pause for the whole run: the collector then looks once, at what the tokenizer keeps.
@@ -210,10 +223,11 @@ def _train_words(words: Counter[str], settings: Settings, progress: Callable[[in
                 f"level {settings.level!r}; choose at least {prepared.n_base}.",
                 vocab=settings.vocab_size, base=prepared.n_base, level=settings.level,
             )
-        raw = train_ids(prepared.sequences, settings.vocab_size - prepared.n_base, prepared.n_base,
-                        rules=train_rules(settings, prepared), progress=progress, record_top=record_top)
+        raw, used = engines.train_ids(prepared.sequences, settings.vocab_size - prepared.n_base, prepared.n_base,
+                                      rules=train_rules(settings, prepared), engine=engine, progress=progress,
+                                      record_top=record_top)
         tok = build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes,
-                    corpus_tokens=prepared.corpus_tokens)
+                    corpus_tokens=prepared.corpus_tokens, engine=used)
         del raw, prepared  # freed before the collector comes back
     return tok
 
@@ -247,6 +261,7 @@ def replay_on(
     *,
     progress: Callable[[int, int], None] | None = None,
     record_top: int = 0,
+    engine: str = "auto",
 ) -> Tokenizer:
     """tok's merges, in order, measured on a corpus: each merge's count there, the corpus length after it, the best pairs.
 
@@ -258,11 +273,11 @@ def replay_on(
     pairs = [(m.left_id, m.right_id) for m in tok.merges]
     base_texts = [tok.token_of(i) for i in range(tok.n_base)]
     with paused_gc():
-        raw = replay_ids(sequences, pairs, tok.n_base,
-                         rules=rules_for(tok.settings.tie_break, tok.settings.count_rule, base_texts),
-                         progress=progress, record_top=record_top)
+        raw, used = engines.replay_ids(sequences, pairs, tok.n_base,
+                                       rules=rules_for(tok.settings.tie_break, tok.settings.count_rule, base_texts),
+                                       engine=engine, progress=progress, record_top=record_top)
         replayed = build(tok.settings, tok.alphabet, raw, special_tokens=tuple(tok.special_tokens),
                          corpus_bytes=sum(len(to_bytes(word)) * n for word, n in counts.items()),
-                         corpus_tokens=sum(len(ids) * n for ids, n in sequences))
+                         corpus_tokens=sum(len(ids) * n for ids, n in sequences), engine=used)
         del raw
     return replayed

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import streamlit as st
 
 import bpeviz
-from bpeviz import formats, mix, render, sources, steps, training
+from bpeviz import engines, formats, mix, render, sources, steps, training
 from bpeviz.errors import BpevizError
 from bpeviz.records import Settings
 from bpeviz.reference_encodings import ENCODINGS, reference
@@ -87,9 +87,14 @@ def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[in
     if tok is None:
         if settings.algorithm == "unigram":
             check_unigram_size(source, settings)
-        tok = sources.tokenizer_for(source, settings, progress=progress, record_top=RECORD_TOP)
+        tok = sources.tokenizer_for(source, settings, progress=progress, record_top=RECORD_TOP, engine=engine())
         store.put(key, tok)
     return tok
+
+
+def engine() -> str:
+    """The compiled engine once warm_up has loaded it (a class never waits for numba to compile), else Python."""
+    return "auto" if engines.is_warm() else "python"
 
 
 def for_page(lesson: Lesson) -> bpeviz.Tokenizer | None:
@@ -193,10 +198,11 @@ def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Cal
 
 @st.cache_resource(show_spinner=False)
 def warm_up() -> threading.Thread:
-    """Once per server, in the background: the real tokenizers and the Who pays? page's default mix.
+    """Once per server, in the background: the real tokenizers, the Who pays? page's default mix, the compiled engine.
 
     A teacher's first visit to Who pays? took 5-7 s (five tokenizers read, 26 languages trained); after
-    this, the page finds them ready. Errors are left for the page to show.
+    this, the page finds them ready. Until the compiled engine is loaded (0.5 s from numba's cache; set-up
+    fills it) runs use the Python one. Errors are left for the page to show.
     """
     store = mix_runs()
     default = tuple(sorted(mix.PRESETS[str(DEFAULTS["mix"])].items()))
@@ -206,6 +212,8 @@ def warm_up() -> threading.Thread:
             with contextlib.suppress(Exception):  # a missing package is the page's to report, not the warm-up's
                 reference(name)
         store.get(default, int(DEFAULTS["mix_vocab"]))  # type: ignore[call-overload]
+        with contextlib.suppress(Exception):  # without numba the Python engine serves
+            engines.warm()
 
     thread = threading.Thread(target=work, name="bpeviz-warm-up", daemon=True)
     thread.start()

@@ -7,8 +7,14 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "bpeviz needs Python 3.10 or newer" >&2; exit 1; }
 mode="${1:-app}"
-extra=""
-[ "$mode" = "test" ] && extra="[test,cluster]"  # the cluster test starts a Dask LocalCluster
+# numba (the compiled engine, the `fast` extra) where it ships a wheel: glibc Linux on x86_64/aarch64, macOS arm64, Windows
+fast=""
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64|Linux-aarch64) ldd --version 2>&1 | grep -qi musl || fast="fast" ;;
+  Darwin-arm64|MINGW*|MSYS*|CYGWIN*) fast="fast" ;;
+esac
+extra="${fast:+[$fast]}"
+[ "$mode" = "test" ] && extra="[test,cluster${fast:+,$fast}]"  # the cluster test starts a Dask LocalCluster
 wanted="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 installed() { [ -x .venv/bin/python ] && [ -f ".venv/.bpeviz-installed-$1" ] && [ "$(cat ".venv/.bpeviz-installed-$1")" = "$wanted" ]; }
 quiet() { grep -v "is ignored: it is neither" || true; }  # pip's notes about find-links folders this machine lacks
@@ -20,6 +26,10 @@ else
   .venv/bin/python -m pip install --upgrade pip --progress-bar on --disable-pip-version-check 2>&1 | quiet
   .venv/bin/python -m pip install -e ".$extra" --progress-bar on --disable-pip-version-check 2>&1 | quiet
   echo "$wanted" > ".venv/.bpeviz-installed-$mode"
+fi
+if [ -n "$fast" ]; then  # compile the compiled engine once into numba's cache, so that no class waits for it
+  .venv/bin/python -c 'from bpeviz import engines; import time; t = time.time(); engines.warm() or exit(1); print(f"bpeviz: compiled engine ready ({time.time() - t:.1f} s)")' \
+    || echo "bpeviz: the compiled engine is not available here; everything runs on the Python engine" >&2
 fi
 if [ "$mode" = "test" ] && [ ! -x /usr/bin/chromium ]; then
   echo "bpeviz: installing Debian's chromium for the browser tests"

@@ -44,13 +44,13 @@ def test_train_page_sends_the_whole_run_to_the_player():
 
 def test_stepping_never_retrains():
     calls = []
-    real = training_module.train_ids
+    real = training_module.engines.train_ids
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    with mock.patch.object(training_module, "train_ids", counting):
+    with mock.patch.object(training_module.engines, "train_ids", counting):
         at = new_app(vocab_size=63).run()  # a setting no other test uses, so the run is not cached yet
         assert len(calls) == 1
         for value in (5, 17, 40, 3, 40):  # the step as the browser reports it

@@ -76,11 +76,20 @@ def hf_merges(text: str, vocab_size: int, pattern: str) -> list[tuple[bytes, byt
     return as_bytes
 
 
+def engine_param(engine: str) -> str:
+    """The engine to train with; the compiled one needs numba (CI installs the fast extra)."""
+    if engine == "compiled":
+        pytest.importorskip("numba", reason="the compiled engine needs numba: pip install -e '.[fast]'")
+    return engine
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
 @pytest.mark.parametrize(("key", "vocab_size"), [("english", 1024), ("english", 4096), ("udhr-en", 1024), ("udhr-all", 4096)])
-def test_the_hf_dialect_learns_what_hf_tokenizers_learns(key, vocab_size):
+def test_the_hf_dialect_learns_what_hf_tokenizers_learns(key, vocab_size, engine):
     text = "\n\n".join(corpora.corpus_text(f"udhr-{c}") for c in corpora.UDHR_LANGUAGES) if key == "udhr-all" \
         else corpora.corpus_text(key)
-    tok = bpeviz.train(text, vocab_size=vocab_size, level="bytes", pretokenizer="gpt4", dialect="hf")
+    tok = bpeviz.train(text, vocab_size=vocab_size, level="bytes", pretokenizer="gpt4", dialect="hf",
+                       engine=engine_param(engine))
     assert tok.settings.pretokenizer == "gpt4-hf" and tok.settings.tie_break == "hf"
     assert merges_of(tok) == hf_merges(text, vocab_size, bpeviz.PRETOKENIZERS["gpt4"].pattern)
 
@@ -94,13 +103,14 @@ def test_hfs_regex_engine_keeps_digit_runs_whole():
     assert [piece for piece, _ in split.pre_tokenize_str("12345 678")] == ["12345", " ", "678"]
 
 
-def test_the_tiktoken_educational_dialect_learns_what_its_trainer_learns(capsys):
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_the_tiktoken_educational_dialect_learns_what_its_trainer_learns(capsys, engine):
     from tiktoken import _educational
 
     text = ENGLISH[:15_000]
     ranks = _educational.bpe_train(text, 256 + 160, bpeviz.PRETOKENIZERS["gpt2-original"].pattern, visualise=None)
     theirs = [token for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]) if rank >= 256]
-    tok = bpeviz.train(text, vocab_size=256 + 160, dialect="tiktoken-educational")
+    tok = bpeviz.train(text, vocab_size=256 + 160, dialect="tiktoken-educational", engine=engine_param(engine))
     assert [m.token for m in tok.merges] == theirs
 
 
@@ -117,9 +127,12 @@ def sentencepiece_pieces(lines: list[str], vocab_size: int) -> list[str]:
     return [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
 
 
-def test_the_sentencepiece_dialect_learns_what_sentencepiece_learns():
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_the_sentencepiece_dialect_learns_what_sentencepiece_learns(engine):
     lines = [line for line in ENGLISH.splitlines() if line.strip()]
-    tok = bpeviz.train(lines, vocab_size=len(set("".join(lines)) | {" "}) + 700, dialect="sentencepiece-bpe")
+    tok = bpeviz.train(lines, vocab_size=len(set("".join(lines)) | {" "}) + 700, dialect="sentencepiece-bpe",
+                       engine=engine_param(engine))
+    assert tok.engine == engine
     pieces = sentencepiece_pieces(lines, 1 + tok.n_base + 700)[1:]  # <unk>, then the merges, then the characters
     ours = [m.token.replace(" ", "▁") for m in tok.merges]
     assert ours == pieces[: len(ours)]

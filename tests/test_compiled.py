@@ -1,0 +1,143 @@
+"""The compiled engine (numba) against the Python trainer, record for record: the Python one is the oracle.
+
+Every field of every RawMerge is compared: the pair, its id, count, the tokens after it, the
+tied pairs and the top pairs. The Python trainer is itself checked against the naive oracle and
+the real libraries (test_trainer.py, test_dialects.py).
+"""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bpeviz
+from bpeviz import corpora, engines, rules, trainer
+from bpeviz.errors import BpevizError
+from bpeviz.training import prepare
+
+compiled = pytest.importorskip("bpeviz.compiled", reason="the compiled engine needs numba: pip install -e '.[fast]'")
+
+ENGLISH = corpora.corpus_text("english")
+CORPUS = st.lists(st.text(alphabet="aab c1\né", max_size=30), min_size=1, max_size=6)
+
+
+def both(sequences, n, first, rules_, record_top=0):
+    want = trainer.train_ids(sequences, n, first, rules=rules_, record_top=record_top)
+    got = compiled.train_ids(sequences, n, first, rules_, record_top=record_top)
+    return want, got
+
+
+def texts_of(p):
+    return p.alphabet if p.alphabet is not None else [bytes([b]) for b in range(256)]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=CORPUS, tie_break=st.sampled_from(list(rules.TIE_RULES)), count_rule=st.sampled_from(list(rules.COUNT_RULES)),
+       level=st.sampled_from(bpeviz.LEVELS), unique=st.booleans(), pretokenizer=st.sampled_from(["none", "gpt2", "spaces"]),
+       n=st.integers(1, 40), record_top=st.sampled_from([0, 1, 3, 12]))
+def test_compiled_equals_python_on_random_corpora(docs, tie_break, count_rule, level, unique, pretokenizer, n, record_top):
+    p = prepare(docs, level, pretokenizer)
+    rules_ = trainer.rules_for(tie_break, count_rule, texts_of(p), unique)
+    want, got = both(p.sequences, n, p.n_base, rules_, record_top)
+    assert got == want
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=CORPUS, tie_break=st.sampled_from(list(rules.TIE_RULES)), count_rule=st.sampled_from(list(rules.COUNT_RULES)),
+       level=st.sampled_from(bpeviz.LEVELS), record_top=st.sampled_from([0, 2, 12]), data=st.data())
+def test_compiled_replay_equals_python(docs, tie_break, count_rule, level, record_top, data):
+    p = prepare(docs, level, "gpt2")
+    rules_ = trainer.rules_for(tie_break, count_rule, texts_of(p))
+    learned = trainer.train_ids(p.sequences, 30, p.n_base, rules=rules_)
+    pairs = [(m.left_id, m.right_id) for m in learned]
+    # merges learned elsewhere: some never occur here, one may come twice
+    if p.n_base:
+        ids = st.integers(0, p.n_base - 1)
+        pairs += data.draw(st.lists(st.tuples(ids, ids), max_size=5))
+    want = trainer.replay_ids(p.sequences, pairs, p.n_base, rules=rules_, record_top=record_top)
+    assert compiled.replay_ids(p.sequences, pairs, p.n_base, rules_, record_top=record_top) == want
+
+
+@pytest.mark.parametrize("tie_break", list(rules.TIE_RULES))
+@pytest.mark.parametrize(("level", "pretokenizer"), [("bytes", "gpt4"), ("chars", "gpt2"), ("bytes", "none")])
+def test_compiled_equals_python_on_english_prose_to_4096(tie_break, level, pretokenizer):
+    p = prepare([ENGLISH], level, pretokenizer)
+    n = 4096 - p.n_base if pretokenizer != "none" else 1500
+    want, got = both(p.sequences, n, p.n_base, trainer.rules_for(tie_break, "overlapping", texts_of(p)), record_top=12)
+    assert len(got) == n and got == want
+
+
+@pytest.mark.parametrize("dialect", list(rules.DIALECTS))
+def test_every_dialect_trains_the_same_tokenizer_on_both_engines(dialect):
+    lines = [line for line in ENGLISH.splitlines() if line.strip()][:1500]
+    python = bpeviz.train(lines, vocab_size=1200, dialect=dialect, engine="python", record_top=5)
+    fast = bpeviz.train(lines, vocab_size=1200, dialect=dialect, engine="compiled", record_top=5)
+    assert (python.engine, fast.engine) == ("python", "compiled")
+    assert fast.merges == python.merges and fast.vocab == python.vocab
+
+
+def test_a_large_alphabet_at_level_chars():
+    text = "\n".join(corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES)
+    p = prepare([text], "chars", "gpt2")
+    assert p.n_base > 300  # many scripts: ids above 255 on both sides of pairs
+    for tie_break in rules.TIE_RULES:
+        want, got = both(p.sequences, 800, p.n_base, trainer.rules_for(tie_break, "nonoverlapping", texts_of(p)), 4)
+        assert got == want
+
+
+def test_nonoverlapping_runs_and_early_stop():
+    for ids in ([5] * 7, [1, 2] * 5, [1, 1, 2, 1, 1, 1, 2, 2, 2]):
+        for tie_break in rules.TIE_RULES:
+            r = trainer.rules_for(tie_break, "nonoverlapping", [str(k) for k in range(10)])
+            want, got = both([(ids, 3), (ids[::-1], 2)], 50, 10, r, 3)
+            assert got == want and len(got) < 50  # stopped when every sequence was one token
+
+
+def test_arrays_grow_when_a_merge_needs_more_room(monkeypatch):
+    """The text buffers start small here, so that merges must grow them between chunks; nothing changes."""
+    monkeypatch.setattr(compiled, "TEXT_ROOM_PER_TOKEN", 0)
+    grown = []
+    real = compiled._make_room
+    monkeypatch.setattr(compiled, "_make_room", lambda state: grown.append(1) or real(state))
+    p = prepare([ENGLISH[:40_000]], "chars", "spaces")
+    r = trainer.rules_for("sentencepiece", "overlapping", texts_of(p), True)
+    want, got = both(p.sequences, 600, p.n_base, r, 3)
+    assert got == want and len(grown) > 3
+    grown.clear()
+    pairs = [(m.left_id, m.right_id) for m in want]
+    assert compiled.replay_ids(p.sequences, pairs, p.n_base, r, record_top=2) == \
+        trainer.replay_ids(p.sequences, pairs, p.n_base, rules=r, record_top=2)
+    assert len(grown) > 3  # the texts, and the replay's index of pairs
+
+
+def test_progress_comes_in_chunks_and_ends_at_the_total():
+    p = prepare([ENGLISH], "bytes", "gpt4")
+    calls = []
+    compiled.train_ids(p.sequences, 3000, 256, trainer.rules_for(), progress=lambda done, total: calls.append((done, total)))
+    assert len(calls) >= 10 and calls[-1] == (3000, 3000)
+    assert all(total == 3000 for _, total in calls) and [d for d, _ in calls] == sorted({d for d, _ in calls})
+
+
+def test_engine_names_and_choice(monkeypatch):
+    assert engines.engines() == ["python", "compiled"]
+    assert engines.choose("auto", engines.AUTO_MIN_SYMBOLS) == "compiled" and engines.choose("auto", 10) == "python"
+    assert bpeviz.train(["o gato"], vocab_size=12).engine == "python"  # auto on a tiny corpus
+    with pytest.raises(BpevizError, match="choose one of auto, python, compiled"):
+        bpeviz.train(["o gato"], vocab_size=12, engine="turbo")
+    with pytest.raises(BpevizError, match="runs BPE's merge loop") as info:
+        bpeviz.train(["o gato"], vocab_size=12, algorithm="wordpiece", engine="compiled")
+    assert info.value.code == "engine_algorithm"
+    monkeypatch.setitem(engines._state, "available", False)  # as on a machine without numba
+    assert engines.engines() == ["python"] and engines.choose("auto", 10**9) == "python"
+    with pytest.raises(BpevizError, match=r'pip install "bpeviz\[fast\]"') as info:
+        bpeviz.train(["o gato"], vocab_size=12, engine="compiled")
+    assert info.value.code == "engine_unavailable"
+    assert bpeviz.train(["o gato"] * 50_000, vocab_size=40, engine="auto").engine == "python"
+
+
+def test_replay_on_uses_the_engine_asked_for():
+    tok = bpeviz.train(ENGLISH, vocab_size=600, level="bytes", pretokenizer="gpt4")
+    from bpeviz.training import replay_on
+
+    python = replay_on(tok, ENGLISH[:20_000], engine="python", record_top=4)
+    fast = replay_on(tok, ENGLISH[:20_000], engine="compiled", record_top=4)
+    assert fast.engine == "compiled" and fast.merges == python.merges

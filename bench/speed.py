@@ -14,6 +14,7 @@ bpeviz gets the text whole.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -43,15 +44,34 @@ def training_rows(quick: bool) -> None:
     if not quick:
         sizes.append(("mixed 10 MB", sized_text(10_000_000)))
     hf_pattern = pretokenize.PRETOKENIZERS["gpt4-hf"].pattern
-    print("training, GPT-4 split, bytes          bpeviz s    HF s   bpeviz/HF time (target <= 1.0; 1.3 at 150 KB)")
+    engines = bpeviz.engines()
+    print("training, GPT-4 split, bytes; seconds, and time / HF's (compiled target <= 0.7; <= 1.0 at 150 KB)")
+    print(f"  {'corpus':<22} {'vocab':>6}  {'HF':>7}  " + "  ".join(f"{e:>8} {'/HF':>6}" for e in engines))
     for label, text in sizes:
         docs = hf_documents(text, hf_pattern)  # HF's threads share documents: it gets blocks with the same pre-tokens
         assert hf_train(docs, 4096, hf_pattern).to_str() == hf_train(text, 4096, hf_pattern).to_str()
         for vocab in (4096, 16384):
             repeat = 3 if quick or len(text) > 5_000_000 else 5
-            ours, hf = interleaved([lambda t=text, v=vocab: bpeviz.train(t, vocab_size=v, level="bytes", pretokenizer="gpt4"),
-                                    lambda d=docs, v=vocab: hf_train(d, v, hf_pattern)], repeat)
-            print(f"  {label:<22} {vocab:>6}  {ours:8.3f} {hf:7.3f}   {ours / hf:5.2f}x")
+            runs = [lambda t=text, v=vocab, e=e: bpeviz.train(t, vocab_size=v, level="bytes", pretokenizer="gpt4", engine=e)
+                    for e in engines]
+            *ours, hf = interleaved([*runs, lambda d=docs, v=vocab: hf_train(d, v, hf_pattern)], repeat)
+            print(f"  {label:<22} {vocab:>6}  {hf:7.3f}  " + "  ".join(f"{o:8.3f} {o / hf:5.2f}x" for o in ours))
+
+
+COMPILE = """import time; t = time.time(); from bpeviz import engine; engine.warm(); print(time.time() - t)"""
+
+
+def compile_rows() -> None:
+    """What the compiled engine costs before its first merge: a compile with an empty cache, then a load from it."""
+    if "compiled" not in bpeviz.engines():
+        print("\ncompiled engine: not installed here (pip install -e '.[fast]')")
+        return
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        seconds = [float(subprocess.run([sys.executable, "-c", COMPILE], capture_output=True, text=True, check=True,
+                                        cwd=ROOT, env=env).stdout) for _ in range(2)]
+    print(f"\ncompiled engine: import and compile with an empty cache {seconds[0]:.1f} s; import and load from the "
+          f"cache {seconds[1]:.2f} s")
 
 
 def encoding_rows(quick: bool) -> None:
@@ -109,6 +129,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"machine: {machine()}\n")
     training_rows(args.quick)
+    compile_rows()
     encoding_rows(args.quick)
     cli_rows(args.quick)
 

@@ -31,6 +31,7 @@ __all__ = [
     "Settings",
     "Tokenizer",
     "TraceStep",
+    "engines",
     "load",
     "reference",
     "split_pieces",
@@ -38,6 +39,13 @@ __all__ = [
     "train",
 ]
 __version__ = "0.1.0"
+
+
+def engines() -> list[str]:
+    """The merge-loop engines usable here: ["python"], plus "compiled" when numba is installed (the `fast` extra)."""
+    from .engine import engines as _engines
+
+    return _engines()
 
 
 def reference(name: str):  # -> tiktoken.Encoding

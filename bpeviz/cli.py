@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import counting, formats, pretokenize, render
-from .engines import ENGINES
+from .engine import ENGINES
 from .records import ALGORITHMS, LEVELS, Merge, PruneRound, WordPieceMerge
 from .reference_encodings import ENCODINGS
 from .rules import COUNT_RULES, DIALECTS, TIE_RULES

@@ -130,6 +130,37 @@ def read_blocks(paths: Sequence[str | Path], *, lines: bool = False, pretokenize
                 carry = text
 
 
+def text_blocks(docs: Iterable[str], pretokenizer: str, block_chars: int = BLOCK_BYTES) -> Iterator[Block]:
+    """Documents held in memory as blocks of about block_chars characters, for worker processes.
+
+    A long document is cut only where no pre-token of this pretokenizer crosses (as read_blocks
+    cuts files), so counting the pieces gives the same table; one it cannot cut stays whole.
+    """
+    cuttable = pretokenize.is_chunkable(pretokenizer)
+    preset = pretokenize.PRETOKENIZERS.get(pretokenizer)
+    newlines = preset is not None and preset.newline_cut
+    batch: list[str] = []
+    size = 0
+    for doc in docs:
+        while cuttable and len(doc) > block_chars:
+            window, cut = block_chars, 0
+            while not cut and window < len(doc):
+                cut = _last_cut(doc[:window], 0, False, newlines)
+                window *= 2
+            if not cut:
+                break
+            batch.append(doc[:cut])
+            yield Block(batch, size + cut)
+            batch, size, doc = [], 0, doc[cut:]
+        batch.append(doc)
+        size += len(doc)
+        if size >= block_chars:
+            yield Block(batch, size)
+            batch, size = [], 0
+    if batch:
+        yield Block(batch, size)
+
+
 def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1, scheduler: str | None = None,
                  progress: Progress | None = None, total_bytes: int = 0) -> Counter[str]:
     """Count the pre-tokens of all blocks: here (workers=1), in worker processes, or on a Dask scheduler.

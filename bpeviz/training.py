@@ -7,11 +7,14 @@ or bytes) in corpus order, and hands them to the ids-only trainer in `trainer.py
 from __future__ import annotations
 
 import operator
+import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from . import engines, pretokenize, rules
+from . import counting, pretokenize, rules
+from . import engine as engines
 from .counting import CountTable
 from .errors import BpevizError
 from .records import ALGORITHMS, LEVELS, MAX_VOCAB_SIZE, Corpus, Settings, documents_of, has_raw_bytes, to_bytes
@@ -34,11 +37,24 @@ class Prepared:
         return 256 if self.alphabet is None else len(self.alphabet)
 
 
-def corpus_words(docs: Sequence[str], settings: Settings) -> Counter[str]:
-    """Distinct pre-tokens of the documents with their counts, as training with these settings sees them."""
+def corpus_words(docs: Sequence[str], settings: Settings, workers: int = 1) -> Counter[str]:
+    """Distinct pre-tokens of the documents with their counts, as training with these settings sees them.
+
+    workers > 1 counts a big corpus (PARALLEL_MIN_BYTES or more) in that many forked processes; the
+    table is the same, order included. Only a single-threaded process forks (a fork copies other
+    threads' locks mid-use; spawn would re-run the caller's script): a server counts here.
+    """
     if settings.dummy_prefix:
         docs = [" " + doc for doc in docs]
+    if workers > 1 and can_fork() and sum(map(len, docs)) >= counting.PARALLEL_MIN_BYTES:
+        blocks = counting.text_blocks(docs, settings.pretokenizer)
+        return counting.count_blocks(blocks, settings.pretokenizer, workers=workers)
     return pretokenize.count_pieces(docs, settings.pretokenizer)
+
+
+def can_fork() -> bool:
+    """Whether worker processes may be forked from here: a POSIX process with no other thread."""
+    return os.name == "posix" and threading.active_count() == 1
 
 
 def prepare(docs: list[str], level: str, pretokenizer: str, counts: Counter[str] | None = None) -> Prepared:
@@ -150,6 +166,7 @@ def train(
     record_top: int = 0,
     algorithm: str = "bpe",
     engine: str = "auto",
+    workers: int = 1,
 ) -> TokenizerBase:
     """Train a tokenizer to vocab_size = base symbols + merges (BPE), distinct tokens (WordPiece) or pieces (Unigram).
 
@@ -160,15 +177,18 @@ def train(
     the rules of a real trainer for what is not given. Stops early (with fewer merges) when no pair
     is left. progress(done, total) is called now and then; record_top=N keeps the N best pairs of
     every step (Merge.top). engine: "auto", "python" or "compiled" (numba, the `fast` extra) runs BPE's
-    merge loop, with the same merges either way; tok.engine says which ran.
+    merge loop, with the same merges either way; tok.engine says which ran. workers=N counts a big
+    corpus in N processes (see corpus_words).
     Example: train(["o gato", "o cão"], vocab_size=12).merges[0].token -> " " + ...
     """
     settings = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break,
                                 count_rule=count_rule, dialect=dialect, algorithm=algorithm)
     check_engine(engine, settings)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number of processes, 1 or more, not {workers!r}.")
     docs = corpus_documents(corpus, settings.level)
     with paused_gc():  # nothing here makes cycles; collecting would cost a third of the time
-        words = corpus_words(docs, settings)
+        words = corpus_words(docs, settings, workers)
     return _train_words(words, settings, progress, record_top, engine)
 
 

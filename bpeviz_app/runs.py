@@ -16,7 +16,8 @@ from collections.abc import Callable
 import streamlit as st
 
 import bpeviz
-from bpeviz import engines, formats, mix, render, sources, steps, training
+from bpeviz import engine as engines
+from bpeviz import formats, mix, render, sources, steps, training
 from bpeviz.errors import BpevizError
 from bpeviz.records import Settings
 from bpeviz.reference_encodings import ENCODINGS, reference

@@ -28,7 +28,7 @@ else
   echo "$wanted" > ".venv/.bpeviz-installed-$mode"
 fi
 if [ -n "$fast" ]; then  # compile the compiled engine once into numba's cache, so that no class waits for it
-  .venv/bin/python -c 'from bpeviz import engines; import time; t = time.time(); engines.warm() or exit(1); print(f"bpeviz: compiled engine ready ({time.time() - t:.1f} s)")' \
+  .venv/bin/python -c 'from bpeviz import engine; import time; t = time.time(); engine.warm() or exit(1); print(f"bpeviz: compiled engine ready ({time.time() - t:.1f} s)")' \
     || echo "bpeviz: the compiled engine is not available here; everything runs on the Python engine" >&2
 fi
 if [ "$mode" = "test" ] && [ ! -x /usr/bin/chromium ]; then

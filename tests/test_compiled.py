@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import corpora, engines, rules, trainer
+from bpeviz import corpora, rules, trainer
+from bpeviz import engine as engines
 from bpeviz.errors import BpevizError
 from bpeviz.training import prepare
 
@@ -118,7 +119,7 @@ def test_progress_comes_in_chunks_and_ends_at_the_total():
 
 
 def test_engine_names_and_choice(monkeypatch):
-    assert engines.engines() == ["python", "compiled"]
+    assert bpeviz.engines() == engines.engines() == ["python", "compiled"]
     assert engines.choose("auto", engines.AUTO_MIN_SYMBOLS) == "compiled" and engines.choose("auto", 10) == "python"
     assert bpeviz.train(["o gato"], vocab_size=12).engine == "python"  # auto on a tiny corpus
     with pytest.raises(BpevizError, match="choose one of auto, python, compiled"):
@@ -127,7 +128,7 @@ def test_engine_names_and_choice(monkeypatch):
         bpeviz.train(["o gato"], vocab_size=12, algorithm="wordpiece", engine="compiled")
     assert info.value.code == "engine_algorithm"
     monkeypatch.setitem(engines._state, "available", False)  # as on a machine without numba
-    assert engines.engines() == ["python"] and engines.choose("auto", 10**9) == "python"
+    assert bpeviz.engines() == ["python"] and engines.choose("auto", 10**9) == "python"
     with pytest.raises(BpevizError, match=r'pip install "bpeviz\[fast\]"') as info:
         bpeviz.train(["o gato"], vocab_size=12, engine="compiled")
     assert info.value.code == "engine_unavailable"
@@ -141,3 +142,61 @@ def test_replay_on_uses_the_engine_asked_for():
     python = replay_on(tok, ENGLISH[:20_000], engine="python", record_top=4)
     fast = replay_on(tok, ENGLISH[:20_000], engine="compiled", record_top=4)
     assert fast.engine == "compiled" and fast.merges == python.merges
+
+
+def test_the_command_line_says_which_engine_trained(tmp_path, capsys):
+    from bpeviz.cli import main
+
+    path = tmp_path / "prose.txt"
+    path.write_text(ENGLISH[:30_000], encoding="utf-8")
+    printed = {}
+    for name in ("python", "compiled"):
+        assert main(["train", str(path), "--vocab-size", "700", "--engine", name]) == 0
+        out, err = capsys.readouterr()
+        assert f"merges on the {name} engine" in err
+        printed[name] = out
+    assert printed["python"] == printed["compiled"] and printed["python"].count("\n") == 700 - 256
+
+
+@pytest.mark.parametrize("pretokenizer", ["gpt4", "gpt2", "none"])
+def test_text_blocks_cut_only_where_no_pre_token_crosses(pretokenizer):
+    from collections import Counter
+
+    from bpeviz import counting, pretokenize
+
+    docs = [ENGLISH[:20_000], "x" * 5000, "o gato\n\n  subiu " * 300]
+    blocks = list(counting.text_blocks(docs, pretokenizer, block_chars=1000))
+    assert "".join(d for b in blocks for d in b.docs) == "".join(docs)
+    assert len(blocks) > 10 if pretokenizer != "none" else len(blocks) == 3
+    counted: Counter = Counter()
+    for block in blocks:
+        counted.update(pretokenize.count_pieces(block.docs, pretokenizer))
+    whole = pretokenize.count_pieces(docs, pretokenizer)
+    assert counted == whole and list(counted) == list(whole)  # the same table, first occurrences in the same order
+
+
+PARALLEL = """
+import sys
+from bpeviz import corpora, counting, training
+calls = []
+real = counting.count_blocks
+counting.count_blocks = lambda *a, **k: calls.append(k["workers"]) or real(*a, **k)
+counting.PARALLEL_MIN_BYTES = 10_000  # a small corpus takes the parallel path here
+text = corpora.corpus_text("english")
+one = training.train(text, vocab_size=900, level="bytes", pretokenizer="gpt4", record_top=3)
+two = training.train(text, vocab_size=900, level="bytes", pretokenizer="gpt4", record_top=3, workers=2)
+assert calls == [2], calls
+assert two.merges == one.merges and two.corpus_bytes == one.corpus_bytes
+print("same")
+"""
+
+
+def test_workers_count_in_processes_and_learn_the_same_merges():
+    import subprocess
+    import sys
+
+    # a fresh single-threaded process: only such a process forks workers (this one runs Streamlit's threads)
+    done = subprocess.run([sys.executable, "-c", PARALLEL], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "same", done.stderr
+    with pytest.raises(ValueError, match="workers must be a whole number"):
+        bpeviz.train("o gato", vocab_size=12, workers=0)

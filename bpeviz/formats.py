@@ -389,7 +389,7 @@ def write_vocab(tok: Tokenizer) -> bytes:
     _require_bpe(tok, "vocab")
     esc = render.escape_token
     lines = [f"{VOCAB_HEADER}: level {tok.level}, pretokenizer {json.dumps(tok.settings.pretokenizer)}"]
-    lines += [f"[{esc(tok.token_of(i))}] {i}" for i in range(tok.n_base)]
+    lines += [f"[{esc(tok.vocab[i])}] {i}" for i in range(tok.n_base)]
     lines += [f"[{esc(m.left)}][{esc(m.right)}] -> [{esc(m.token)}] {m.id}" for m in tok.merges]
     return ("\n".join(lines) + "\n").encode()
 
@@ -567,7 +567,23 @@ def _import_json(obj: object, name: str, n_merges: int | None) -> Tokenizer:
                           "byte-level BPE files without one, so it does not import this one.", name=name)
     split = hf_split.read(obj.get("pre_tokenizer"), name, byte_level=True)  # type: ignore[union-attr]
     _list(obj.get("added_tokens") or [], f"{name}'s \"added_tokens\"")  # type: ignore[union-attr]  # read, not replayed
-    return from_pairs(_hf_pairs(model, name)[:n_merges], pretokenizer=split)
+    vocab = model.get("vocab")
+    tok = from_pairs(_hf_pairs(model, name)[:n_merges], pretokenizer=split)
+    if isinstance(vocab, dict):
+        keep_file_ids(tok, lambda token: vocab.get(_hf_str(token)))
+    return tok
+
+
+def keep_file_ids(tok: Tokenizer, id_of: Callable[[bytes], object]) -> Tokenizer:
+    """Number tok's tokens as the file does (id_of: a token's bytes -> its id there), when the file names each once.
+
+    A file that misses a token or gives two tokens one id keeps bpeviz's numbering.
+    """
+    ids = {i: id_of(token) for i, token in tok.vocab.items()}  # type: ignore[arg-type]
+    if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in ids.values()) \
+            and len(set(ids.values())) == len(ids):
+        tok.with_file_ids(ids)  # type: ignore[arg-type]
+    return tok
 
 
 def _check_n_merges(n_merges: object) -> int | None:
@@ -612,7 +628,8 @@ def import_data(data: bytes, name: str = "", *, n_merges: int | None = None, sid
     if head.startswith(b"rank,left,right"):
         return read_csv(data, name).truncated(n_merges if n_merges is not None else 10**9)
     split = _rank_file_split(data, sidecar, name)
-    return from_pairs(pairs_from_ranks(read_tiktoken_ranks(data, name), n_merges), pretokenizer=split)
+    ranks = read_tiktoken_ranks(data, name)
+    return keep_file_ids(from_pairs(pairs_from_ranks(ranks, n_merges), pretokenizer=split), ranks.get)
 
 
 def import_file(path: str | Path, *, n_merges: int | None = None) -> Tokenizer:

@@ -100,6 +100,36 @@ class TokenizerBase:
 
     settings: Settings
     vocab: dict[int, Token]
+    # An imported file's own ids: bpeviz id -> the file's id, and back (None: the ids are bpeviz's). Inside, every
+    # table is in bpeviz ids; encode, decode, token_of and token_bytes speak the file's (see with_file_ids).
+    file_ids: dict[int, int] | None = None
+    _from_file: dict[int, int] | None = None
+
+    def with_file_ids(self, file_ids: dict[int, int]) -> None:
+        """Speak the file's ids at the public face: file_ids maps every vocabulary id (bpeviz's) to the file's.
+
+        Special tokens and byte fallback follow the largest file id. A mapping that misses an id or
+        gives two ids one number is refused (ValueError).
+        """
+        if set(file_ids) != set(self.vocab) or len(set(file_ids.values())) != len(file_ids):
+            raise ValueError("file ids must name every vocabulary id once, each with its own number")
+        mapped = dict(file_ids)
+        extra = sorted({*self.special_tokens.values(), *range(self.byte_fallback_start, self.byte_fallback_start + 256)}
+                       - set(self.vocab))
+        top = max(mapped.values(), default=-1)
+        mapped.update({i: top + 1 + k for k, i in enumerate(extra)})
+        if all(k == v for k, v in mapped.items()):
+            return  # the file numbers tokens as bpeviz does
+        self.file_ids, self._from_file = mapped, {v: k for k, v in mapped.items()}
+
+    def _out(self, ids: list[int]) -> list[int]:
+        """bpeviz ids -> the ids this tokenizer speaks."""
+        return ids if self.file_ids is None else list(map(self.file_ids.__getitem__, ids))
+
+    def _in(self, token_id: object) -> int:
+        """An id as the caller gave it -> bpeviz's (an unknown one stays unknown)."""
+        token_id = _as_id(token_id)
+        return token_id if self._from_file is None else self._from_file.get(token_id, -1 - abs(token_id))
 
     def _init_codec(self, next_id: int, special_tokens: Sequence[str]) -> None:
         check_special_tokens(special_tokens)
@@ -129,30 +159,36 @@ class TokenizerBase:
 
     def token_of(self, token_id: int) -> Token:
         """The str (chars) or bytes (bytes level, byte fallback) behind an id."""
-        token_id = _as_id(token_id)
+        token = self._token(self._in(token_id))
+        if token is None:
+            raise ValueError(f"Token id {_as_id(token_id)} is not in this tokenizer's vocabulary.")
+        return token
+
+    def _token(self, token_id: int) -> Token | None:
+        """token_of for a bpeviz id; None if there is no such token."""
         if token_id in self.vocab:
             return self.vocab[token_id]
         for name, special_id in self.special_tokens.items():
             if special_id == token_id:
                 return name
-        if self.is_byte_fallback(token_id):
+        if self.level == "chars" and 0 <= token_id - self.byte_fallback_start < 256:
             return bytes([token_id - self.byte_fallback_start])
-        raise ValueError(f"Token id {token_id} is not in this tokenizer's vocabulary.")
+        return None
 
     def is_byte_fallback(self, token_id: int) -> bool:
-        return self.level == "chars" and 0 <= token_id - self.byte_fallback_start < 256
+        return self.level == "chars" and 0 <= self._in(token_id) - self.byte_fallback_start < 256
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes an id adds to decoded output."""
-        token_id = _as_id(token_id)
-        token = self._surface(token_id) if token_id in self.vocab else self.token_of(token_id)
+        inner = self._in(token_id)
+        token = self._surface(inner) if inner in self.vocab else self.token_of(token_id)
         return token if isinstance(token, bytes) else to_bytes(token)
 
     def vocab_ids(self) -> dict[Token, int]:
         """token -> id for the learned vocabulary (the first id wins if two ids spell the same token)."""
         ids: dict[Token, int] = {}
         for i, token in self.vocab.items():
-            ids.setdefault(token, i)
+            ids.setdefault(token, self.file_ids[i] if self.file_ids else i)
         return ids
 
     def _encode_text(self, text: str) -> list[int]:
@@ -164,7 +200,7 @@ class TokenizerBase:
         continued: the text goes on from an earlier call (a file read in blocks), so no dummy prefix goes before it.
         """
         text = self._check_text(text)
-        return self._encode_text(self._prefix + text if text and not continued else text)
+        return self._out(self._encode_text(self._prefix + text if text and not continued else text))
 
     def encode_bytes(self, data: bytes) -> list[int]:
         """Encode raw bytes, invalid UTF-8 kept byte for byte (bytes level only); `decode_bytes` gives them back.
@@ -176,7 +212,7 @@ class TokenizerBase:
         if self.level != "bytes":
             raise ValueError("Only a bytes-level tokenizer keeps raw bytes; decode the data to text and use encode().")
         text = bytes(data).decode("utf-8", "surrogateescape")  # invalid bytes ride along as U+DC80-U+DCFF
-        return self._encode_text(self._prefix + text if text else text)
+        return self._out(self._encode_text(self._prefix + text if text else text))
 
     def encode(self, text: str, *, allowed_special: Collection[str] | str = ()) -> list[int]:
         """Encode text to ids. Special-token strings are refused unless allowed (as in tiktoken).
@@ -199,7 +235,7 @@ class TokenizerBase:
             ids.extend(self._encode_text(self._prefix + part if k == 0 and part else part))
             if special is not None:
                 ids.append(self.special_tokens[special])
-        return ids
+        return self._out(ids)
 
     def pieces(self, text: str) -> list[Token]:
         """The tokens of text as the vocabulary spells them. Example: tok.pieces("o gato") -> ["o", " gato"]"""
@@ -284,6 +320,8 @@ class Tokenizer(TokenizerBase):
         tok = Tokenizer(settings=self.settings, alphabet=self.alphabet, merges=self.merges[:n],
                         corpus_bytes=self.corpus_bytes, corpus_tokens=self.corpus_tokens,
                         special_tokens=tuple(self.special_tokens), engine=self.engine)
+        if self.file_ids is not None:
+            tok.with_file_ids({i: self.file_ids[i] for i in tok.vocab})
         if self._proof.shareable:
             tok._proof = self._proof  # one proof for the whole family of prefixes
         return tok
@@ -377,7 +415,13 @@ class Tokenizer(TokenizerBase):
         return steps
 
     def _pieces(self, words: list[list[int]]) -> tuple[Token, ...]:
-        return tuple(self.token_of(i) for ids in words for i in ids)
+        return tuple(self._token(i) for ids in words for i in ids)  # type: ignore[misc]
+
+    def merge_of(self, token_id: int) -> Merge | None:
+        """The merge that made a token (the id as encode gives it), or None for a base symbol or special token."""
+        inner = self._in(token_id)
+        k = inner - self.n_base
+        return self.merges[k] if 0 <= k < len(self.merges) and self.merges[k].id == inner else None
 
 class _Proof:
     """The number of leading merges of a table whose tokens' bytes merge back into them, shared by its truncations."""

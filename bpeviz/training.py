@@ -291,7 +291,7 @@ def replay_on(
     counts = corpus_words(corpus_documents(corpus, "bytes"), tok.settings)
     sequences = [(tok.base_ids(word), n) for word, n in counts.items()]
     pairs = [(m.left_id, m.right_id) for m in tok.merges]
-    base_texts = [tok.token_of(i) for i in range(tok.n_base)]
+    base_texts = [tok.vocab[i] for i in range(tok.n_base)]  # bpeviz ids (an imported file speaks its own)
     with paused_gc():
         raw, used = engines.replay_ids(sequences, pairs, tok.n_base,
                                        rules=rules_for(tok.settings.tie_break, tok.settings.count_rule, base_texts),

@@ -23,8 +23,7 @@ def token_info(token_id: int, token: str | bytes, tok=None, reference_name: str 
     if tok is not None and tok.is_byte_fallback(token_id):
         lines.append(t("tip_fallback"))
     elif isinstance(tok, bpeviz.Tokenizer):
-        k = token_id - tok.n_base
-        merge = tok.merges[k] if 0 <= k < len(tok.merges) and tok.merges[k].id == token_id else None
+        merge = tok.merge_of(token_id)  # an imported file's tokens keep the file's ids
         lines.append(t("tip_merge", rank=merge.rank, left=render.show(merge.left), right=render.show(merge.right))
                      if merge is not None else t("tip_base"))
     elif reference_name is not None:

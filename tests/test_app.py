@@ -560,3 +560,34 @@ def test_the_26_languages_get_26_colours():
     specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
     ranges = [s["encoding"]["color"].get("scale", {}).get("range") for s in specs if "encoding" in s]
     assert list(views.MANY_COLOURS) in ranges
+
+
+def test_the_train_page_says_which_engine_trained():
+    at = new_app().run()
+    assert any("trained by the Python merge loop" in c.value for c in at.caption)  # the toy corpus: auto takes Python
+    from bpeviz import engine
+    from bpeviz_app import runs
+
+    assert runs.engine() == ("auto" if engine.is_warm() else "python")
+    if "compiled" in engine.engines():
+        engine.warm()
+        assert runs.engine() == "auto"
+
+
+def test_files_page_shows_an_imported_rank_files_own_ids():
+    import gzip
+
+    from bpeviz.reference_encodings import read_shipped
+
+    raw = read_shipped("cl100k_base.tiktoken")
+    data = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+    at = new_app()
+    at.switch_page("app_pages/files.py").run()
+    at.file_uploader(key="import_file").set_value(("cl100k_base.tiktoken", data, "application/octet-stream")).run()
+    assert_clean(at)
+    chips = [m.value for m in at.main.markdown if m.value.startswith('<div class="bpe-chips">')][-1]
+    ids = [int(i) for i in re.findall(r'<sub class="bpe-id">(\d+)</sub>', chips)]
+    assert ids[-1] == 13 and 46 not in ids  # "." is rank 13 in cl100k_base, as tiktoken and the Encode page say
+    tips = re.findall(r'title="([^"]*)"', chips)
+    assert len(tips) == len(ids) and all("id 46" not in tip for tip in tips)
+    assert "merge #" in tips[0] and "a base symbol" in tips[-1]  # "The" was merged; "." is one of the 256 bytes

@@ -175,3 +175,62 @@ def test_wordpiece_export_never_spells_a_continuation_as_a_word():
             assert ids == plain.encode(text), text
             compared += 1
     assert compared > 300
+
+
+# -- imported files keep their own ids (issue 27.2) ------------------------------------------------
+
+
+def cl100k_file() -> bytes:
+    import gzip
+
+    from bpeviz.reference_encodings import read_shipped
+
+    raw = read_shipped("cl100k_base.tiktoken")
+    return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+
+
+def test_an_imported_rank_file_encodes_with_its_own_ranks_as_tiktoken_does():
+    full = formats.import_data(cl100k_file(), "cl100k_base.tiktoken")
+    enc = bpeviz.reference("cl100k_base")
+    text = mixed_text()
+    assert len(full.merges) == 100_000 and full.encode_ordinary(text) == enc.encode_ordinary(text)
+    newer = ("\u2e60", "\u1acf", "\U000187f9")  # unassigned in tiktoken's Unicode tables, a letter in regex's (issue 26.4)
+    for s in random_strings(300, seed=7):
+        if not any(ch in s for ch in newer):
+            assert full.encode_ordinary(s) == enc.encode_ordinary(s), s
+    ids = full.encode_ordinary("The cat climbed onto the roof.")
+    assert ids[-1] == 13 and full.token_of(13) == b"." and full.decode(ids) == "The cat climbed onto the roof."
+    first = full.merges[0]
+    assert full.merge_of(enc.encode_single_token(first.token)) == first and full.merge_of(13) is None
+    prefix = full.truncated(1000)  # the Files page's default: the first 1 000 merges, still in cl100k's ids
+    short = prefix.encode_ordinary("The cat.")
+    assert short[-1] == 13 and prefix.decode(short) == "The cat." and all(i < 1256 for i in short)
+    with pytest.raises(ValueError, match="not in this tokenizer's vocabulary"):
+        prefix.token_of(50_000)  # a rank beyond the prefix
+
+
+def test_an_imported_hf_tokenizer_json_encodes_with_its_own_ids_as_hf_does():
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    hf = Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    trainer = trainers.BpeTrainer(vocab_size=700, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    hf.train_from_iterator([mixed_text()], trainer=trainer)
+    ours = formats.import_data(hf.to_str().encode(), "tokenizer.json")
+    assert ours.file_ids is not None  # HF numbers bytes in its own order: "." is not 46 there
+    for s in random_strings(500, seed=3, surrogates=False) + ["The cat climbed onto the roof."]:
+        assert ours.encode_ordinary(s) == hf.encode(s).ids, s
+        assert ours.decode(ours.encode_ordinary(s)) == s
+    dot = hf.token_to_id(".")
+    assert ours.encode_ordinary(".") == [dot] and ours.token_of(dot) == b"." and dot != 46
+    trained = bpeviz.train(mixed_text(), vocab_size=400, level="bytes")
+    assert formats.import_data(formats.export(trained, "hf"), "x.json").file_ids is None  # bpeviz's own numbering
+
+
+def test_replaying_an_imported_file_reads_its_tokens_by_bpevizs_ids():
+    from bpeviz.training import replay_on
+
+    prefix = formats.import_data(cl100k_file(), "cl100k_base.tiktoken", n_merges=300)
+    replayed = replay_on(prefix, corpora.corpus_text("english")[:20_000], record_top=3)
+    assert [m.token for m in replayed.merges] == [m.token for m in prefix.merges]
+    assert replayed.file_ids is None and replayed.merges[0].count > 0

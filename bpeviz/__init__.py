@@ -10,8 +10,8 @@ Heavy imports (tiktoken) wait until `reference` is called.
 
 from __future__ import annotations
 
+from .bpeviz_json import load
 from .errors import BpevizError
-from .formats import load
 from .pretokenize import PRETOKENIZERS, PatternError, Piece, split_pieces, split_text
 from .records import ENDOFTEXT, LEVELS, Merge, Settings, TraceStep
 from .rules import TIE_BREAKS, TIE_RULES

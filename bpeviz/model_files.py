@@ -10,12 +10,12 @@ normalizer (lowercasing, accents) is not replayed; give text as the model expect
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from . import hf_split, pretokenize
-from .formats import _int, _list, cut
+from .file_checks import a_list as _list
+from .file_checks import cut
+from .file_checks import whole as _int
 from .records import ENDOFTEXT, PruneRound, Settings, WordPieceMerge
-from .tokenizer import TokenizerBase
+from .tokenizer_base import TokenizerBase
 from .unigram import UnigramTokenizer
 from .wordpiece import CONTINUATION, WordPieceTokenizer, parse, spell
 
@@ -30,21 +30,6 @@ def _num(value: object, what: str) -> float:
 
 
 # -- bpeviz JSON ---------------------------------------------------------------------------------
-
-
-def to_dict(tok: TokenizerBase) -> dict:
-    """A WordPiece or Unigram tokenizer as JSON-ready data (lossless)."""
-    head = {"settings": asdict(tok.settings), "corpus_bytes": tok.corpus_bytes,  # type: ignore[attr-defined]
-            "corpus_tokens": tok.corpus_tokens, "special_tokens": list(tok.special_tokens)}  # type: ignore[attr-defined]
-    if isinstance(tok, WordPieceTokenizer):
-        return {**head, "alphabet": list(tok.alphabet), "merges": [
-            {"rank": m.rank, "left_id": m.left_id, "right_id": m.right_id, "id": m.id, "count": m.count, "score": m.score,
-             "left_count": m.left_count, "right_count": m.right_count, "tokens_after": m.tokens_after,
-             "top": [list(t) for t in m.top], "most_frequent": list(m.most_frequent) if m.most_frequent else None}
-            for m in tok.merges]}
-    if isinstance(tok, UnigramTokenizer):
-        return {**head, "pieces": [list(p) for p in tok.scored], "rounds": [asdict(r) for r in tok.rounds]}
-    raise ValueError(f"Not a WordPiece or Unigram tokenizer: {type(tok).__name__}.")
 
 
 def _scored_pair(row: object, what: str) -> tuple[str, str, int, float]:

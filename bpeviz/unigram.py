@@ -29,8 +29,9 @@ from collections.abc import Callable, Sequence
 from itertools import chain
 
 from . import pretokenize
+from .merging import WordCache
 from .records import ENDOFTEXT, MAX_PRUNED_RECORDED, PruneRound, Settings, Token
-from .tokenizer import TokenizerBase, WordCache
+from .tokenizer_base import TokenizerBase
 
 MAX_PIECE_LENGTH = 16  # characters; SentencePiece's max_sentencepiece_length
 SEED_SIZE = 1_000_000  # SentencePiece's seed_sentencepiece_size

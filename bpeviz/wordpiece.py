@@ -26,8 +26,9 @@ from fractions import Fraction
 from itertools import chain
 
 from . import pretokenize
+from .merging import WordCache, merge_pair
 from .records import ENDOFTEXT, Settings, Token, WordPieceMerge
-from .tokenizer import TokenizerBase, WordCache, merge_pair
+from .tokenizer_base import TokenizerBase
 
 CONTINUATION = "##"
 # A WordPiece tokenizer that splits BERT's way drops the whitespace, as BERT does (imported BERT files).

@@ -48,7 +48,7 @@ def reference_parents(name: str, token_id: int) -> tuple[bytes, bytes] | None:
     token = enc.decode_single_token_bytes(token_id)
     if not ranks or len(token) < 2 or token not in ranks:
         return None
-    return formats._split_by_lower_ranks(token, ranks[token], ranks)
+    return formats.split_by_lower_ranks(token, ranks[token], ranks)
 
 
 MAX_CHIPS = 2_000  # tokens drawn as chips; the counts beside them cover the whole text

@@ -1,0 +1,52 @@
+"""Checks for what a file holds: plain ValueErrors that say what is wrong, with long values cut.
+
+Every reader (tokenizer files, lesson files, count tables) uses these; none imports a tokenizer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def cut(value: object, limit: int = 40) -> str:
+    """repr(value), cut for a message. Example: cut(b"x" * 100, 8) -> "b'xxxxx…' (100 long)" """
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    size = f" ({len(value):,} long)" if hasattr(value, "__len__") else ""  # type: ignore[arg-type]
+    return text[: limit - 3] + "…" + text[-1] + size
+
+
+def parse_json(data: bytes | str, name: str = "the file") -> object:
+    """json.loads with the errors a hostile file can cause turned into one ValueError."""
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{name} is not a JSON file: {exc}") from exc
+    except RecursionError:
+        raise ValueError(f"{name} is nested too deeply to be a tokenizer or lesson file.") from None
+
+
+def whole(value: object, what: str, minimum: int = 0) -> int:
+    """value if it is an int of at least minimum (not a bool), else a ValueError naming `what`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{what} must be a whole number of at least {minimum}, not {cut(value)}.")
+    return value
+
+
+def a_list(value: object, what: str) -> list:
+    """value if it is a list, else a ValueError naming `what`."""
+    if not isinstance(value, list):
+        raise ValueError(f"{what} must be a list, not {type(value).__name__}.")
+    return value
+
+
+def read_path(path: str | Path) -> bytes:
+    """A file's bytes, or a ValueError that names the path (missing, or a folder)."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ValueError(f"No such file: {path}") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path} is a folder; give a file.") from None

@@ -1,0 +1,167 @@
+"""Merging one pre-token's ids by rank, and the cache of pre-tokens already encoded: the machinery under encode.
+
+Works on ids only; `tokenizer.py` turns text into ids and back.
+"""
+
+from __future__ import annotations
+
+import heapq
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from itertools import repeat
+
+Pair = tuple[int, int]
+LONG_WORD = 64  # longer pre-tokens merge with a heap instead of rescanning
+NO_RANK = 1 << 62  # the rank of a pair that never merges
+
+
+def merge_pair(ids: Sequence[int], pair: Pair, new_id: int) -> tuple[list[int], int]:
+    """Replace each occurrence of pair, left to right; return the new ids and how many places fired.
+
+    Example: merge_pair([1, 1, 1], (1, 1), 9) -> ([9, 1], 1)
+    """
+    a, b = pair
+    out: list[int] = []
+    fired, i, n = 0, 0, len(ids)
+    while i < n:
+        if i < n - 1 and ids[i] == a and ids[i + 1] == b:
+            out.append(new_id)
+            fired += 1
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out, fired
+
+
+def merge_by_rank(ids: list[int], rank_of: dict[Pair, int], new_ids: Sequence[int],
+                  ranks: dict[Pair, tuple[int, int]]) -> list[int]:
+    """Merge one pre-token's ids, the lowest-ranked pair first, every occurrence left to right, until none merges.
+
+    Each round looks up the rank of every adjacent pair at once (in C, as tiktoken's
+    `_byte_pair_merge` does in Rust), which is what replaying the merges in order does (the
+    trace; tests check they agree). rank_of: pair -> rank; new_ids[rank]: the id that rank makes;
+    ranks: pair -> (rank, new id), for the heap that long pre-tokens use.
+    Example: merge_by_rank([1, 2, 3], {(1, 2): 1}, [0, 9], {(1, 2): (1, 9)}) -> [9, 3]
+    """
+    if len(ids) > LONG_WORD:
+        return merge_long(ids, ranks)
+    while len(ids) > 1:
+        found = list(map(rank_of.get, zip(ids, ids[1:]), repeat(NO_RANK)))
+        rank = min(found)
+        if rank == NO_RANK:
+            break
+        new_id, out, start = new_ids[rank], [], 0
+        i = found.index(rank)
+        while True:  # every occurrence, left to right; the one after an occurrence overlaps it
+            out += ids[start:i]
+            out.append(new_id)
+            start = i + 2
+            try:
+                i = found.index(rank, start)
+            except ValueError:
+                break
+        out += ids[start:]
+        ids = out
+    return ids
+
+
+def best_pair(words: Iterable[Sequence[int]], ranks: dict[Pair, tuple[int, int]]) -> tuple[tuple[int, int], Pair] | None:
+    """The adjacent pair with the lowest merge rank in any word, as ((rank, new id), pair); None if none merges.
+
+    Example: best_pair([[1, 2, 3]], {(2, 3): (1, 9)}) -> ((1, 9), (2, 3))
+    """
+    best = None
+    for ids in words:
+        for pair in zip(ids, ids[1:]):
+            found = ranks.get(pair)
+            if found is not None and (best is None or found < best[0]):
+                best = (found, pair)
+    return best
+
+
+def merge_long(ids: list[int], ranks: dict[Pair, tuple[int, int]]) -> list[int]:
+    """Rank-order merging for long sequences with a heap keyed on (rank, position)."""
+    n = len(ids)
+    tokens = list(ids)
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prv = list(range(-1, n - 1))
+    heap = []
+    for i in range(n - 1):
+        found = ranks.get((tokens[i], tokens[i + 1]))
+        if found is not None:
+            heap.append((found[0], i, tokens[i], tokens[i + 1]))
+    heapq.heapify(heap)
+    while heap:
+        _, i, a, b = heapq.heappop(heap)
+        j = nxt[i] if tokens[i] == a else -1
+        if j < 0 or tokens[j] != b:
+            continue  # stale: one side was merged already
+        new_id = ranks[(a, b)][1]
+        k = nxt[j]
+        tokens[i], tokens[j] = new_id, -1
+        nxt[i] = k
+        if k >= 0:
+            prv[k] = i
+            found = ranks.get((new_id, tokens[k]))
+            if found is not None:
+                heapq.heappush(heap, (found[0], i, new_id, tokens[k]))
+        p = prv[i]
+        if p >= 0:
+            found = ranks.get((tokens[p], new_id))
+            if found is not None:
+                heapq.heappush(heap, (found[0], p, tokens[p], new_id))
+    out = []
+    i = 0
+    while i >= 0:
+        out.append(tokens[i])
+        i = nxt[i]
+    return out
+
+
+class WordCache(dict):
+    """piece -> ids of an encoding; a missing piece is encoded, and kept while the cache is small.
+
+    Small in entries and in bytes (a piece of 256 characters with its ids is about 2.5 KB): the
+    tokenizers of the app are shared by every visitor, so their caches must not grow with what one types.
+    It holds its tokenizer's method weakly: a strong one would make a cycle, and a tokenizer (its
+    merges, its caches) would then outlive its last user until a full garbage collection.
+    """
+
+    MAX_ENTRIES = 200_000
+    MAX_BYTES = 32_000_000  # about; see _cost
+    MAX_PIECE = 256  # long pieces (no split) are rarely seen twice
+
+    def __init__(self, encode: Callable[[str], tuple[int, ...]]) -> None:
+        super().__init__()
+        self._encode = weakref.WeakMethod(encode)  # type: ignore[arg-type]
+        self.size = 0  # bytes held, as _cost counts them
+
+    @staticmethod
+    def _cost(piece: str, ids: tuple[int, ...]) -> int:
+        return 200 + len(piece) + 8 * len(ids)  # the str, the tuple and the dict slot, near enough
+
+    def use(self, encode: Callable[[str], tuple[int, ...]]) -> None:
+        """Encode missing pieces with a plain function from now on (held strongly: it must not hold the tokenizer)."""
+        self._encode = lambda: encode
+
+    def fill(self, pieces: Iterable[str]) -> None:
+        """Encode the pieces not cached yet, each once, as far as the cache has room (the others stay misses)."""
+        encode = self._encode()
+        for piece in set(pieces).difference(self):
+            if len(self) >= self.MAX_ENTRIES or self.size >= self.MAX_BYTES:
+                return  # full: the rest are encoded when met, and not kept
+            if len(piece) <= self.MAX_PIECE:
+                self._keep(piece, encode(piece))  # type: ignore[misc]
+
+    def _keep(self, piece: str, ids: tuple[int, ...]) -> None:
+        cost = self._cost(piece, ids)
+        if len(self) < self.MAX_ENTRIES and self.size + cost <= self.MAX_BYTES and len(piece) <= self.MAX_PIECE:
+            self[piece] = ids
+            self.size += cost
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        ids = self._encode()(piece)  # type: ignore[misc]
+        self._keep(piece, ids)
+        return ids

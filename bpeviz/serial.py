@@ -1,0 +1,50 @@
+"""A tokenizer as bpeviz JSON data (lossless), for every algorithm; reading it back is `bpeviz_json.py`'s job.
+
+Reads only a tokenizer's attributes (imports no tokenizer class), so `Tokenizer.save` can use it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+FORMAT_NAME = "bpeviz"
+FORMAT_VERSION = 1
+
+
+def to_dict(tok) -> dict:  # tok: a TokenizerBase
+    """Everything about a tokenizer as JSON-ready data (lossless)."""
+    head: dict = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "settings": asdict(tok.settings)}
+    if tok.algorithm == "bpe":
+        head["alphabet"] = list(tok.alphabet) if tok.alphabet is not None else None
+    head.update(corpus_bytes=tok.corpus_bytes, corpus_tokens=tok.corpus_tokens, special_tokens=list(tok.special_tokens))
+    body = {"bpe": _bpe, "wordpiece": _wordpiece, "unigram": _unigram}[tok.algorithm](tok)
+    return {**head, **body}
+
+
+def dumps(tok) -> bytes:
+    """The bpeviz JSON file's bytes."""
+    return json.dumps(to_dict(tok), ensure_ascii=False, indent=1).encode()
+
+
+def _bpe(tok) -> dict:
+    return {
+        "merges": [
+            {"rank": m.rank, "left_id": m.left_id, "right_id": m.right_id, "id": m.id, "count": m.count,
+             "tokens_after": m.tokens_after, "ties": [list(pair) for pair in m.tie_ids],
+             **({"top": [list(entry) for entry in m.top]} if m.top else {})}
+            for m in tok.merges
+        ],
+    }
+
+
+def _wordpiece(tok) -> dict:
+    return {"alphabet": list(tok.alphabet), "merges": [
+        {"rank": m.rank, "left_id": m.left_id, "right_id": m.right_id, "id": m.id, "count": m.count, "score": m.score,
+         "left_count": m.left_count, "right_count": m.right_count, "tokens_after": m.tokens_after,
+         "top": [list(t) for t in m.top], "most_frequent": list(m.most_frequent) if m.most_frequent else None}
+        for m in tok.merges]}
+
+
+def _unigram(tok) -> dict:
+    return {"pieces": [list(p) for p in tok.scored], "rounds": [asdict(r) for r in tok.rounds]}

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import regex
 
-from . import pretokenize
+from . import oniguruma, pretokenize
 from .errors import BpevizError
 
 
 def split_step(pattern: str) -> dict:
     """The Split step that cuts as `pattern` does under `regex` (isolated: every match and every gap is a piece)."""
-    return {"type": "Split", "pattern": {"Regex": pretokenize.for_oniguruma(pattern)}, "behavior": "Isolated",
+    return {"type": "Split", "pattern": {"Regex": oniguruma.for_oniguruma(pattern)}, "behavior": "Isolated",
             "invert": False}
 
 
@@ -42,7 +42,7 @@ def _steps(pre: object, name: str) -> list[dict]:
 def _regex_of(step: dict, name: str) -> str:
     pattern = step.get("pattern")
     if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
-        return pretokenize.from_oniguruma(pattern["Regex"])
+        return oniguruma.from_oniguruma(pattern["Regex"])
     if isinstance(pattern, dict) and isinstance(pattern.get("String"), str) and pattern["String"]:
         return regex.escape(pattern["String"])
     raise _refuse(name, step, "has no regex or string pattern")

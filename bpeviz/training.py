@@ -270,7 +270,7 @@ def _train_other(words: Counter[str], settings: Settings, progress: Callable[[in
         from .wordpiece import train_wordpiece
 
         return train_wordpiece(words, settings, progress=progress, corpus_bytes=corpus_bytes)
-    from .unigram import train_unigram
+    from .unigram_train import train_unigram
 
     return train_unigram(words, settings, progress=progress, corpus_bytes=corpus_bytes)
 

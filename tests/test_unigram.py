@@ -11,7 +11,8 @@ import pytest
 import bpeviz
 from bpeviz import corpora
 from bpeviz.records import Settings
-from bpeviz.unigram import UnigramTokenizer, digamma
+from bpeviz.unigram import UnigramTokenizer
+from bpeviz.unigram_train import digamma
 
 spm = pytest.importorskip("sentencepiece")  # a test dependency (pyproject's "test" extra), never the app's
 

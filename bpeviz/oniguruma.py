@@ -1,0 +1,83 @@
+"""A pattern in Hugging Face tokenizers' regex engine (Oniguruma), and back.
+
+Oniguruma reads a counted repeat followed by + (`X{1,3}+`) as that repeat repeated, where `regex` (and
+tiktoken) read it as possessive. Every other preset construct means the same in both engines, so a
+pattern is rewritten on its way out to a tokenizer.json and on its way in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+BRACED_ESCAPES = "pPNxgkuU"  # \p{L}, \N{name}, \x{263a}, \g{1}: braces that are not repeats
+
+_COUNTED_POSSESSIVE = re.compile(r"\{\d*(?:,\d*)?\}\+")
+_ESCAPE_WIDTH = {"x": 2, "u": 4, "U": 8}
+
+
+def _escape_end(pattern: str, i: int) -> int:
+    """The end of the escape that starts at pattern[i] (a backslash)."""
+    kind = pattern[i + 1 : i + 2]
+    if kind in BRACED_ESCAPES and pattern[i + 2 : i + 3] == "{":
+        close = pattern.find("}", i + 2)
+        return close + 1 if close >= 0 else len(pattern)
+    return min(i + 2 + _ESCAPE_WIDTH.get(kind, 0), len(pattern))
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """The end of the character class that starts at pattern[i] ('[')."""
+    j = i + 1
+    j += pattern[j : j + 1] == "^"
+    j += pattern[j : j + 1] == "]"  # a ] first in a class is a member
+    while j < len(pattern) and pattern[j] != "]":
+        j = _escape_end(pattern, j) if pattern[j] == "\\" else j + 1
+    return j + 1
+
+
+def _rewrite_counted_possessive(pattern: str, wrap: Callable[[str, str], str]) -> str:
+    """Replace every `X{m,n}+` by wrap(X, "{m,n}"), X being the atom (escape, class, group, character) before it."""
+    levels: list[list[str]] = [[]]  # the atoms read so far, one list per open group
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        repeat = _COUNTED_POSSESSIVE.match(pattern, i) if ch == "{" else None
+        if repeat and levels[-1]:
+            atom = levels[-1].pop()
+            levels[-1].append(wrap(atom, repeat.group()[:-1]))
+            i = repeat.end()
+            continue
+        if ch == "\\":
+            end = _escape_end(pattern, i)
+        elif ch == "[":
+            end = _class_end(pattern, i)
+        elif ch == "(":
+            levels.append(["("])
+            i += 1
+            continue
+        elif ch == ")" and len(levels) > 1:
+            group = "".join(levels.pop()) + ")"
+            levels[-1].append(group)
+            i += 1
+            continue
+        else:
+            end = i + 1
+        levels[-1].append(pattern[i:end])
+        i = end
+    return "".join("".join(level) for level in levels)
+
+
+def for_oniguruma(pattern: str) -> str:
+    r"""The pattern written so that HF tokenizers (Oniguruma) splits as `regex` does: X{m,n}+ becomes (?>X{m,n}).
+
+    Example: for_oniguruma(r"\p{N}{1,3}+") -> r"(?>\p{N}{1,3})"
+    """
+    return _rewrite_counted_possessive(pattern, lambda atom, count: f"(?>{atom}{count})")
+
+
+def from_oniguruma(pattern: str) -> str:
+    r"""A pattern from a HF tokenizer.json, written so that `regex` splits as Oniguruma does: X{m,n}+ becomes (?:X{m,n})+.
+
+    Example: from_oniguruma(r"\p{N}{1,3}+") -> r"(?:\p{N}{1,3})+"
+    """
+    return _rewrite_counted_possessive(pattern, lambda atom, count: f"(?:{atom}{count})+")

@@ -75,21 +75,22 @@ def train_ids(sequences: Sequence[tuple[Sequence[int], int]], n_merges: int, fir
               engine: str = "auto", progress: Callable[[int, int], None] | None = None,
               record_top: int = 0) -> tuple[list[RawMerge], str]:
     """trainer.train_ids on the chosen engine; also says which engine ran."""
-    used = choose(engine, _symbols(sequences))
-    if used == "compiled":
-        from . import compiled
-
-        return compiled.train_ids(sequences, n_merges, first_token, rules, progress, record_top), used
-    return trainer.train_ids(sequences, n_merges, first_token, rules=rules, progress=progress, record_top=record_top), used
+    return _on(engine, "train_ids", sequences, n_merges, first_token, rules, progress, record_top)
 
 
 def replay_ids(sequences: Sequence[tuple[Sequence[int], int]], pairs: Sequence[Pair], first_token: int, *, rules: Rules,
                engine: str = "auto", progress: Callable[[int, int], None] | None = None,
                record_top: int = 0) -> tuple[list[RawMerge], str]:
     """trainer.replay_ids on the chosen engine; also says which engine ran."""
+    return _on(engine, "replay_ids", sequences, pairs, first_token, rules, progress, record_top)
+
+
+def _on(engine: str, function: str, sequences: Sequence[tuple[Sequence[int], int]], what: object, first_token: int,
+        rules: Rules, progress: Callable[[int, int], None] | None, record_top: int) -> tuple[list[RawMerge], str]:
+    """Call `function` (train_ids or replay_ids) of the engine that runs: what is n_merges or the pairs."""
     used = choose(engine, _symbols(sequences))
     if used == "compiled":
         from . import compiled
 
-        return compiled.replay_ids(sequences, pairs, first_token, rules, progress, record_top), used
-    return trainer.replay_ids(sequences, pairs, first_token, rules=rules, progress=progress, record_top=record_top), used
+        return getattr(compiled, function)(sequences, what, first_token, rules, progress, record_top), used
+    return getattr(trainer, function)(sequences, what, first_token, rules=rules, progress=progress, record_top=record_top), used

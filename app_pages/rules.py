@@ -50,8 +50,9 @@ def _on_dialect(side: str) -> None:
     """A dialect brings its own tie and counting rule into the side's boxes."""
     name = st.session_state[f"cmp_{side}_dialect"]
     if name != SIDEBAR:
-        st.session_state[f"cmp_{side}_tie"] = rules.DIALECTS[name].tie_break
-        st.session_state[f"cmp_{side}_count"] = rules.DIALECTS[name].count_rule
+        theirs = training.resolve_settings(1, dialect=name)
+        st.session_state[f"cmp_{side}_tie"] = theirs.tie_break
+        st.session_state[f"cmp_{side}_count"] = theirs.count_rule
 
 
 def side_picker(side: str, column, defaults: tuple[str, str]) -> None:

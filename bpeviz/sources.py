@@ -16,7 +16,7 @@ from functools import cached_property
 from . import corpora, formats
 from .records import Settings, to_bytes
 from .tokenizer import Tokenizer
-from .training import replay_on, train
+from .training import replay_on, train_settings
 
 REPLAY_CORPUS = "english"  # replayed merges are counted and drawn on this shipped corpus
 
@@ -156,9 +156,4 @@ def tokenizer_for(source: CorpusSource, settings: Settings, *, progress: Callabl
     """Train on the source with settings, or replay its merges; engine runs BPE's merge loop (see engine.py)."""
     if isinstance(source, REPLAYS):
         return replay(source, settings, progress=progress, record_top=record_top, engine=engine)
-    if settings.algorithm != "bpe":
-        return train(source.documents(), vocab_size=settings.vocab_size, pretokenizer=settings.pretokenizer,
-                     progress=progress, algorithm=settings.algorithm)
-    return train(source.documents(), vocab_size=settings.vocab_size, level=settings.level,
-                 pretokenizer=settings.pretokenizer, tie_break=settings.tie_break, count_rule=settings.count_rule,
-                 dialect=settings.dialect or None, progress=progress, record_top=record_top, engine=engine)
+    return train_settings(source.documents(), settings, progress=progress, record_top=record_top, engine=engine)

@@ -183,6 +183,12 @@ def train(
     """
     settings = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break,
                                 count_rule=count_rule, dialect=dialect, algorithm=algorithm)
+    return train_settings(corpus, settings, progress=progress, record_top=record_top, engine=engine, workers=workers)
+
+
+def train_settings(corpus: Corpus, settings: Settings, *, progress: Callable[[int, int], None] | None = None,
+                   record_top: int = 0, engine: str = "auto", workers: int = 1) -> TokenizerBase:
+    """train with settings resolved already (resolve_settings): what the app and the sources pass through, resolved once."""
     check_engine(engine, settings)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number of processes, 1 or more, not {workers!r}.")

@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpeviz
-from bpeviz import corpora, pretokenize, render, rules, sources
+from bpeviz import corpora, pretokenize, render, rules, sources, training
 from bpeviz.records import Settings
 
 from . import state
@@ -120,14 +120,15 @@ def _on_dialect_change() -> None:
     if dialect is None:
         return
     why = t("why_dialect", dialect=dialect.name)
-    if dialect.level:
-        _set("level", dialect.level, why)
-        if dialect.level == "bytes" and int(ss.vocab_size) <= 256:
-            _set("vocab_size", 512, t("why_bytes_base"))
-    pretokenizer = dialect.pretokenizer or str(ss.pretokenizer)
-    _set("pretokenizer", dict(dialect.split_as).get(pretokenizer, pretokenizer), why)
-    _set("tie_break", dialect.tie_break, why)
-    _set("count_rule", dialect.count_rule, why)
+    # the dialect's rules, as the library resolves them (one place turns a dialect into settings)
+    theirs = training.resolve_settings(1, pretokenizer=None if dialect.pretokenizer else str(ss.pretokenizer),
+                                       dialect=dialect.name)
+    _set("level", theirs.level, why)
+    if theirs.level == "bytes" and int(ss.vocab_size) <= 256:
+        _set("vocab_size", 512, t("why_bytes_base"))
+    _set("pretokenizer", theirs.pretokenizer, why)
+    _set("tie_break", theirs.tie_break, why)
+    _set("count_rule", theirs.count_rule, why)
 
 
 def _on_source_change() -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 import bpeviz
-from bpeviz import corpora, formats, mix, pretokenize, render, rules
+from bpeviz import corpora, formats, mix, pretokenize, render, rules, training
 from bpeviz.records import Settings
 
 from .i18n import LANGUAGES, t
@@ -232,11 +232,11 @@ def pretokenizer() -> str:
 def settings() -> Settings:
     """The training settings the sidebar shows; hashable, so it is the cache key with the source's digest."""
     ss = st.session_state
-    dialect = rules.DIALECTS.get(str(ss.get("dialect", "")))
-    return Settings(vocab_size=int(ss.get("vocab_size", 1)), level=str(ss.get("level", "chars")), pretokenizer=pretokenizer(),
-                    tie_break=str(ss.get("tie_break", "first")), count_rule=str(ss.get("count_rule", "overlapping")),
-                    dialect=dialect.name if dialect else "", dummy_prefix=bool(dialect and dialect.dummy_prefix),
-                    unique_tokens=bool(dialect and dialect.unique_tokens))
+    dialect = str(ss.get("dialect", ""))
+    return training.resolve_settings(int(ss.get("vocab_size", 1)), level=str(ss.get("level", "chars")),
+                                     pretokenizer=pretokenizer(), tie_break=str(ss.get("tie_break", "first")),
+                                     count_rule=str(ss.get("count_rule", "overlapping")),
+                                     dialect=dialect if dialect in rules.DIALECTS else None)
 
 
 # -- the snapshot file ---------------------------------------------------------------------

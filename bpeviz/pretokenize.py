@@ -43,6 +43,9 @@ GPT2_ORIGINAL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s
 # cl100k_base's pattern as HF tokenizers' Oniguruma engine reads it: there `{1,3}+` repeats the group, so a
 # run of digits stays one piece instead of being cut in threes.
 GPT4_HF_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"(?:\p{N}{1,3})+")
+# cl100k_base's pattern with digits grouped right to left, as commas group them: 1234567 -> 1|234|567
+# (Singh & Strouse 2024: arithmetic is markedly better so). A group is 1-3 digits followed by whole threes.
+R2L_DIGITS_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))")
 # SentencePiece's split: only spaces separate words, each word keeps the space before it (its ▁).
 SPACES_PATTERN = r""" ?[^ ]+| """
 # BERT's split (BertPreTokenizer, Whitespace in HF tokenizers): whitespace runs, runs of other non-punctuation,
@@ -80,6 +83,8 @@ PRETOKENIZERS: dict[str, Pretokenizer] = {
                                   "GPT-2's pattern as first published (tiktoken's educational trainer)"),
     "gpt4-hf": Pretokenizer("gpt4-hf", GPT4_HF_PATTERN,
                             "cl100k_base's pattern as HF tokenizers reads it: runs of digits are not cut in threes"),
+    "r2l-digits": Pretokenizer("r2l-digits", R2L_DIGITS_PATTERN,
+                               "cl100k_base's pattern with digits grouped right to left: 1234567 -> 1 234 567"),
     "spaces": Pretokenizer("spaces", SPACES_PATTERN, "only spaces split; each word keeps its space (SentencePiece's ▁word)",
                            newline_cut=False),
 }

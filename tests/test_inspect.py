@@ -1,0 +1,75 @@
+"""bpeviz.inspect: a tokenizer's training mix from its merge order, its unreachable tokens, its usage; the r2l-digits split."""
+
+import pytest
+
+import bpeviz
+from bpeviz import formats, inspect, mix
+from bpeviz.errors import BpevizError
+from bpeviz.records import to_bytes
+
+
+@pytest.mark.parametrize("weights", [{"en": 1, "pt": 1}, {"en": 3, "pt": 1}, {"en": 1, "ru": 2, "fr": 1}])
+def test_the_mix_a_tokenizer_was_trained_on_is_recovered_from_its_merges(weights):
+    """Who pays?'s trainer counts each language's text `weight` times; the truth is each language's share of the bytes."""
+    run = mix.train_mix(weights, 256 + 4096)
+    samples = {lang: "\n".join(mix.training_documents(lang)) for lang in weights}
+    sizes = {lang: len(to_bytes(samples[lang])) * w for lang, w in weights.items()}
+    got = inspect.infer_mixture(run.tok, samples, n_merges=4096)
+    assert "Optimal" in got.status and got.merges_used > 1000
+    assert sum(got.values()) == pytest.approx(1.0)
+    for lang, size in sizes.items():
+        assert got[lang] == pytest.approx(size / sum(sizes.values()), abs=0.05), (lang, dict(got))
+
+
+def test_mixture_inference_refuses_what_it_cannot_read():
+    with pytest.raises(BpevizError, match="at least two categories"):
+        inspect.infer_mixture(bpeviz.train("o gato", vocab_size=12), {"pt": "o gato"})
+    with pytest.raises(BpevizError) as info:
+        inspect.infer_mixture(object(), {"a": "x", "b": "y"})
+    assert info.value.code == "inspect_unsupported"
+    tok = bpeviz.train("o gato subiu no telhado", vocab_size=300, level="bytes")
+    nothing = inspect.infer_mixture(tok, {"a": "xyz", "b": "qqq"})
+    assert nothing.merges_used == 0 and "nothing to infer" in nothing.status
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base"])
+def test_unreachable_tokens_agree_with_tiktokens_own_encoder(name):
+    enc = bpeviz.reference(name)
+    theirs = []
+    for token, rank in enc._mergeable_ranks.items():
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # half a character: left out on both sides
+        if len(token) > 1 and enc.encode_ordinary(text) != [rank]:
+            theirs.append(rank)
+    assert inspect.unreachable(enc) == sorted(theirs)  # both empty for these two: every whole-character token is reachable
+
+
+def test_an_unreachable_token_is_found_as_hf_tokenizers_finds_it():
+    """merges a+b, b+c, a+bc: "abc" merges to ab|c first, so abc is never emitted (HF's BPE, no whole-word shortcut)."""
+    from tokenizers import models
+
+    hf = models.BPE({"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4, "abc": 5}, [("a", "b"), ("b", "c"), ("a", "bc")])
+    assert [t.value for t in hf.tokenize("abc")] == ["ab", "c"]
+    tok = formats.from_pairs([(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")], pretokenizer="none")
+    assert inspect.unreachable(tok) == [tok.merges[2].id] and tok.merges[2].token == b"abc"
+    with pytest.raises(BpevizError, match="byte-level"):
+        inspect.unreachable(bpeviz.train("o gato", vocab_size=12))
+
+
+def test_token_usage_counts_every_id_encoding_emits():
+    enc = bpeviz.reference("cl100k_base")
+    text = "the cat and the dog and the bird"
+    used = inspect.token_usage(enc, text)
+    assert sum(used.values()) == len(enc.encode_ordinary(text)) and used[enc.encode_ordinary(" the")[0]] == 2
+    assert inspect.never_emitted(enc, text, [enc.encode_ordinary(" the")[0], 100]) == [100]
+
+
+def test_r2l_digits_groups_digits_right_to_left():
+    assert bpeviz.split_text("1234567 12 1,000", "r2l-digits") == ["1", "234", "567", " ", "12", " ", "1", ",", "000"]
+    assert bpeviz.split_text("1234567", "gpt4") == ["123", "456", "7"]
+    text = "x 99999 and 31415926535 y7\n2024"
+    assert "".join(bpeviz.split_text(text, "r2l-digits")) == text
+    tok = bpeviz.train("1234567 7654321 " * 40, vocab_size=300, level="bytes", pretokenizer="r2l-digits")
+    assert tok.decode(tok.encode("7654321")) == "7654321"

@@ -21,7 +21,8 @@ from .records import to_bytes
 from .tokenizer import Tokenizer
 from .trainer import rules_for
 
-MIX_TOP = 24  # pairs recorded behind each merge, per category: the rivals each merge had to beat
+MIX_TOP = 24  # pairs recorded behind each merge, per category: their counts
+RIVALS = 6  # a pair is a rival of a merge if it is among the first RIVALS of some category (fewer rows for the LP)
 MAX_MIX_MERGES = 20_000  # merges an inference reads at most
 SCALE = 1e6  # counts per million bytes: keeps the LP's numbers near 1
 
@@ -55,7 +56,8 @@ def _category_counts(tok: Tokenizer, text: str, pairs: list[tuple[int, int]], to
     words = pretokenize.count_pieces([text], tok.settings.pretokenizer)
     sequences = [(tok.base_ids(w), n) for w, n in words.items()]
     rules = rules_for(tok.settings.tie_break, tok.settings.count_rule, [tok.vocab[i] for i in range(tok.n_base)])
-    raws, _ = engine.replay_ids(sequences, pairs, tok.n_base, rules=rules, record_top=top)
+    fastest = "compiled" if "compiled" in engine.engines() else "python"  # many top pairs per step: worth it at any size
+    raws, _ = engine.replay_ids(sequences, pairs, tok.n_base, rules=rules, record_top=top, engine=fastest)
     return raws, len(to_bytes(text))
 
 
@@ -71,10 +73,14 @@ def _constraints(replays: list[tuple[list, int]], pairs: list[tuple[int, int]]) 
         if not any(merged):
             continue  # no sample shows this merge: it says nothing about the mix
         rival_counts: dict[tuple[int, int], list[float]] = {}
+        for raws, _ in replays:
+            for left, right, _count in raws[t].top[:RIVALS]:
+                if (left, right) != pair:
+                    rival_counts[(left, right)] = [0.0] * len(replays)
         for k, (raws, size) in enumerate(replays):
             for left, right, count in raws[t].top:
-                if (left, right) != pair:
-                    rival_counts.setdefault((left, right), [0.0] * len(replays))[k] = count * SCALE / size
+                if (left, right) in rival_counts:
+                    rival_counts[(left, right)][k] = count * SCALE / size
         step = steps[-1] + 1 if steps else 0
         # a rival outside a category's top pairs counts 0 there (samples are small)
         for counts in rival_counts.values():

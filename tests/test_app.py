@@ -591,3 +591,25 @@ def test_files_page_shows_an_imported_rank_files_own_ids():
     tips = re.findall(r'title="([^"]*)"', chips)
     assert len(tips) == len(ids) and all("id 46" not in tip for tip in tips)
     assert "merge #" in tips[0] and "a base symbol" in tips[-1]  # "The" was merged; "." is one of the 256 bytes
+
+
+def test_the_inspect_page_reads_a_real_tokenizer_in_both_languages():
+    at = new_app()
+    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    assert_clean(at)
+    metrics = [m.value for m in at.metric]
+    assert metrics[:2] == ["100,000", "0"]  # cl100k_base: its merged tokens, none unreachable
+    assert any("HiGHS" in plain(c.value) and "Optimal" in plain(c.value) for c in at.caption)
+    pieces = at.dataframe[-1].value
+    assert "1 | 234 | 567" in " ".join(map(str, pieces.iloc[:, 1]))  # the r2l-digits row of the number lab
+    at.session_state["lang"] = "pt"
+    at.run(timeout=300)
+    assert_clean(at)
+    assert at.title[0].value == "Inspecionar um tokenizador" and [m.value for m in at.metric][0] == "100.000"
+
+
+def test_the_inspect_page_asks_for_bytes_when_the_lesson_is_at_level_chars():
+    at = new_app(inspect_tok="lesson")
+    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    assert_clean(at)
+    assert any("level to bytes" in i.value for i in at.info)

@@ -175,7 +175,7 @@ def test_nothing_is_fetched_beyond_the_app_and_links_cannot_inject(app_url, page
     page.get_by_role("button", name="Next ▶").click()
     page.wait_for_selector("#merge-table tbody tr")
     assert page.locator('img[src*="127.0.0.1:9"]').count() == 0 and page.locator('a[href*="127.0.0.1:9"]').count() == 0
-    for path in ("/encode", "/charts", "/quirks", "/files"):
+    for path in ("/encode", "/charts", "/quirks", "/inspect", "/files"):
         open_app(page, app_url, path)
     page.wait_for_timeout(500)
     foreign = sorted({u for u in page.requests if not u.startswith((app_url, "data:", "blob:", "about:"))})

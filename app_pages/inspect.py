@@ -125,19 +125,20 @@ def junk_section(key: str, tok: object) -> None:
     st.caption(t("inspect_junk_caption"))
     with st.spinner(t("inspect_working")):
         unreachable, n_merged, unused = junk(key, tok)
-    c1, c2, c3 = st.columns(3)
-    c1.metric(t("inspect_merged"), num(n_merged, ","))
-    c2.metric(t("inspect_unreachable"), num(len(unreachable), ","))
-    c3.metric(t("inspect_unused"), f"{len(unused) / max(n_merged, 1):.0%}")
+    row = st.container(horizontal=True)  # wraps on a narrow screen or in classroom mode: no label is cut
+    row.metric(t("inspect_merged"), num(n_merged, ","), width="content")
+    row.metric(t("inspect_unreachable"), num(len(unreachable), ","), width="content")
+    row.metric(t("inspect_unused"), f"{len(unused) / max(n_merged, 1):.0%}", width="content")
     if unreachable:
         spell = getattr(tok, "decode_single_token_bytes", None) or tok.token_of  # type: ignore[attr-defined]
         views.chips([(i, spell(i)) for i in unreachable[:60]], show_ids=True)
     step = max(1, n_merged // 40)
     lowest = min(unused, default=0)
-    rows = pd.DataFrame({"rank": [(i - lowest) // step * step for i in unused]}).value_counts().reset_index()
+    rows = pd.DataFrame({"rank": [lowest + (i - lowest) // step * step for i in unused]}).value_counts().reset_index()
     if len(rows):
-        chart = alt.Chart(rows).mark_bar().encode(x=alt.X("rank:Q", title=t("inspect_rank")),
-                                                  y=alt.Y("count:Q", title=t("inspect_unused_count")))
+        chart = alt.Chart(rows).mark_bar().encode(
+            x=alt.X("rank:Q", title=t("inspect_rank"), scale=alt.Scale(domain=[lowest, lowest + n_merged])),
+            y=alt.Y("count:Q", title=t("inspect_unused_count")))
         views.chart(chart.properties(height=220))
 
 
@@ -155,7 +156,7 @@ def number_section() -> None:
                      t("inspect_pieces"): " | ".join(bpeviz.split_text(text, split))})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     name = st.selectbox(t("inspect_heat_which"), REAL, format_func=lambda k: ENCODINGS[k].label,
-                        **state.bind("inspect_heat", "cl100k_base", REAL))
+                        **state.bind("inspect_heat", "gpt2", REAL))
     views.chart(number_heatmap(name).properties(height=alt.Step(5)))
 
 

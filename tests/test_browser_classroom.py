@@ -23,7 +23,7 @@ def test_no_control_is_cut_at_projector_sizes(browser, app_url, size, lang):
                 page.locator('[data-testid="bpe-counter"]').first.wait_for(state="visible", timeout=30_000)
             if path == "/inspect":  # its three sections are drawn once the tokenizer's merges are read
                 page.locator('[data-testid="stMetric"]').first.wait_for(state="visible", timeout=120_000)
-                page.locator(".vega-embed svg").nth(2).wait_for(state="attached", timeout=120_000)
+                page.locator(".vega-embed").nth(2).wait_for(state="attached", timeout=120_000)  # the heatmap: a canvas
             if path in LEGEND_PAGES:
                 page.locator(".vega-embed svg .role-legend").first.wait_for(state="attached", timeout=60_000)
             page.wait_for_timeout(300)

@@ -17,9 +17,8 @@ from collections.abc import Mapping, Sequence
 
 from . import engine, formats, pretokenize
 from .errors import BpevizError
-from .records import to_bytes
 from .tokenizer import Tokenizer
-from .trainer import rules_for
+from .training import replay_on
 
 MIX_TOP = 24  # pairs recorded behind each merge, per category: their counts
 RIVALS = 6  # a pair is a rival of a merge if it is among the first RIVALS of some category (fewer rows for the LP)
@@ -51,14 +50,11 @@ def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
     return formats.keep_file_ids(tok, ranks.get)  # ids as the encoding's own ranks
 
 
-def _category_counts(tok: Tokenizer, text: str, pairs: list[tuple[int, int]], top: int) -> tuple[list, int]:
-    """The merges replayed on one sample: each step's RawMerge (count and top pairs), and the sample's bytes."""
-    words = pretokenize.count_pieces([text], tok.settings.pretokenizer)
-    sequences = [(tok.base_ids(w), n) for w, n in words.items()]
-    rules = rules_for(tok.settings.tie_break, tok.settings.count_rule, [tok.vocab[i] for i in range(tok.n_base)])
+def _category_counts(tok: Tokenizer, text: str, top: int) -> tuple[list, int]:
+    """The merges replayed on one sample: each step's merge (its count and the top pairs before it), and the bytes."""
     fastest = "compiled" if "compiled" in engine.engines() else "python"  # many top pairs per step: worth it at any size
-    raws, _ = engine.replay_ids(sequences, pairs, tok.n_base, rules=rules, record_top=top, engine=fastest)
-    return raws, len(to_bytes(text))
+    replayed = replay_on(tok, text, record_top=top, engine=fastest)
+    return replayed.merges, replayed.corpus_bytes
 
 
 def _constraints(replays: list[tuple[list, int]], pairs: list[tuple[int, int]]) -> tuple[list[list[float]], list[int]]:
@@ -104,7 +100,7 @@ def infer_mixture(tokenizer: object, samples: Mapping[str, str], n_merges: int =
     tok = as_tokenizer(tokenizer, n_merges)
     pairs = [(m.left_id, m.right_id) for m in tok.merges]
     names = list(samples)
-    replays = [_category_counts(tok, samples[name], pairs, top) for name in names]
+    replays = [_category_counts(tok, samples[name], top) for name in names]
     rows, steps = _constraints(replays, pairs)
     n = len(names)
     if not rows:

@@ -613,3 +613,16 @@ def test_the_inspect_page_asks_for_bytes_when_the_lesson_is_at_level_chars():
     at.switch_page("app_pages/inspect.py").run(timeout=300)
     assert_clean(at)
     assert any("level to bytes" in i.value for i in at.info)
+
+
+def test_the_inspect_page_keeps_what_was_chosen_after_a_visit_elsewhere():
+    at = new_app()
+    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    at.radio(key="_w_inspect_tok").set_value("gpt2").run(timeout=300)
+    at.text_input(key="_w_inspect_number").set_value("2024 and 1999").run(timeout=300)
+    at.switch_page("app_pages/train.py").run()
+    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    assert_clean(at)
+    assert at.radio(key="_w_inspect_tok").value == "gpt2"
+    assert at.text_input(key="_w_inspect_number").value == "2024 and 1999"
+    assert "1 | 999" in " ".join(map(str, at.dataframe[-1].value.iloc[:, 1]))  # r2l-digits on the number kept

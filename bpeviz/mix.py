@@ -17,10 +17,15 @@ from dataclasses import dataclass
 
 from . import corpora, pretokenize
 from .counting import CountTable
-from .records import Settings
-from .tokenizer import Tokenizer
+from .errors import BpevizError
+from .parity import gini, parity_merges
+from .records import Settings, to_bytes
+from .tokenizer import Tokenizer, build
 from .trainer import replay_ids, rules_for
-from .training import train_counts
+from .training import resolve_settings, train_counts
+
+__all__ = ["HELDOUT_FROM", "MAX_WEIGHT", "PRESETS", "MixRun", "attribute", "check_weights", "fairness", "gini",
+           "heldout_text", "heldout_tokens", "mix_settings", "premiums", "train_mix", "training_documents"]
 
 HELDOUT_FROM = 7  # documents 7..11 (articles 6–10) are held out in every language
 PRESETS: dict[str, dict[str, int]] = {  # named mixes: language -> weight
@@ -38,6 +43,7 @@ class MixRun:
     tok: Tokenizer
     weights: dict[str, int]
     attribution: dict[str, list[int]]  # language -> its part of each merge's count, in merge order
+    parity_language: tuple[str, ...] = ()  # parity-aware runs: the language merge k was chosen for
 
     def winner(self, k: int) -> str | None:
         """The language that gave merge k (0-based) most of its count; None if the merge never occurred."""
@@ -90,18 +96,71 @@ def check_weights(weights: Mapping[str, int]) -> dict[str, int]:
 
 
 def train_mix(weights: Mapping[str, int], vocab_size: int, *, level: str = "bytes", pretokenizer: str = "gpt4",
-              progress: Callable[[int, int], None] | None = None) -> MixRun:
-    """Train on the weighted mix and attribute every merge. Example: train_mix({"en": 1}, 1024).winner(0) -> "en" """
+              progress: Callable[[int, int], None] | None = None, parity: bool = False) -> MixRun:
+    """Train on the weighted mix and attribute every merge. Example: train_mix({"en": 1}, 1024).winner(0) -> "en"
+
+    parity=True trains parity-aware (parity.py): each merge is the best pair of the language whose held-out
+    articles take the most tokens at that step; run.parity_language says which. It runs at level bytes.
+    """
     weights = check_weights(weights)
     groups: dict[str, Counter[str]] = {}
     for lang, weight in weights.items():
         counts = pretokenize.count_pieces(training_documents(lang), pretokenizer)
         groups[lang] = Counter({word: n * weight for word, n in counts.items()})
+    if parity:
+        return _train_parity(weights, groups, vocab_size, level, pretokenizer, progress)
     total: Counter[str] = Counter()
     for counts in groups.values():
         total.update(counts)
     tok = train_counts(CountTable(total, pretokenizer), vocab_size=vocab_size, level=level, progress=progress)
     return MixRun(tok, weights, attribute(tok, groups))
+
+
+def _train_parity(weights: dict[str, int], groups: dict[str, Counter[str]], vocab_size: int, level: str, pretokenizer: str,
+                  progress: Callable[[int, int], None] | None) -> MixRun:
+    if level != "bytes":
+        raise BpevizError("parity_level", "Parity-aware training runs at level 'bytes' (held-out text may hold characters "
+                          "the training text lacks).", level=level)
+    settings = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer)
+    if settings.vocab_size < 256:
+        raise BpevizError("vocab_too_small", f"vocab_size {settings.vocab_size} is smaller than the 256 bytes; choose at "
+                          "least 256.", vocab=settings.vocab_size, base=256, level=level)
+    heldout = {lang: pretokenize.count_pieces([heldout_text(lang)], pretokenizer) for lang in groups}
+    texts = [bytes([b]) for b in range(256)]
+    raw, chosen = parity_merges(groups, heldout, settings.vocab_size - 256,
+                                rules_for(settings.tie_break, settings.count_rule, texts), progress)
+    total_bytes = sum(len(to_bytes(word)) * n for counts in groups.values() for word, n in counts.items())
+    tok = build(settings, None, raw, corpus_bytes=total_bytes, corpus_tokens=total_bytes, engine="python")
+    return MixRun(tok, weights, attribute(tok, groups), tuple(chosen))
+
+
+def heldout_tokens(tok: Tokenizer, languages: Sequence[str]) -> dict[str, list[int]]:
+    """language -> its held-out articles' length in tokens before any merge, then after each of tok's merges."""
+    pairs = [(m.left_id, m.right_id) for m in tok.merges]
+    texts = [tok.token_of(i) for i in range(tok.n_base)]
+    rules = rules_for(tok.settings.tie_break, tok.settings.count_rule, texts)
+    out = {}
+    for lang in languages:
+        counts = pretokenize.count_pieces([heldout_text(lang)], tok.settings.pretokenizer)
+        sequences = [(tok.base_ids(word), n) for word, n in counts.items()]
+        start = sum(len(ids) * n for ids, n in sequences)
+        out[lang] = [start] + [raw.tokens_after for raw in replay_ids(sequences, pairs, tok.n_base, rules=rules)]
+    return out
+
+
+def fairness(tok: Tokenizer, languages: Sequence[str], points: int = 24) -> list[dict]:
+    """At about `points` vocabulary sizes: the Gini of the languages' held-out premiums (tokens / English's) and
+    their total held-out tokens, the price of fairness."""
+    langs = list(dict.fromkeys(languages))
+    curves = heldout_tokens(tok, list(dict.fromkeys(["en", *langs])))
+    n = len(tok.merges)
+    steps = sorted({round(n * k / points) for k in range(points + 1)})
+    rows = []
+    for k in steps:
+        english = curves["en"][k]
+        rows.append({"merges": k, "vocab_size": tok.n_base + k, "total_tokens": sum(curves[lang][k] for lang in langs),
+                     "gini": gini([curves[lang][k] / english for lang in langs]) if english else 0.0})
+    return rows
 
 
 def attribute(tok: Tokenizer, groups: Mapping[str, Counter[str]]) -> dict[str, list[int]]:

@@ -46,6 +46,9 @@ GPT4_HF_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"(?:\p{N}{1,3})+")
 # cl100k_base's pattern with digits grouped right to left, as commas group them: 1234567 -> 1|234|567
 # (Singh & Strouse 2024: arithmetic is markedly better so). A group is 1-3 digits followed by whole threes.
 R2L_DIGITS_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))")
+# SuperBPE's second stage (Liu et al. 2025, as its authors' training script): no split at spaces, only digits
+# stand apart, grouped in threes from the right; a superword may hold spaces, newlines and punctuation.
+SUPERWORD_PATTERN = r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|[^\p{N}]+"
 # SentencePiece's split: only spaces separate words, each word keeps the space before it (its ▁).
 SPACES_PATTERN = r""" ?[^ ]+| """
 # BERT's split (BertPreTokenizer, Whitespace in HF tokenizers): whitespace runs, runs of other non-punctuation,
@@ -85,6 +88,9 @@ PRETOKENIZERS: dict[str, Pretokenizer] = {
                             "cl100k_base's pattern as HF tokenizers reads it: runs of digits are not cut in threes"),
     "r2l-digits": Pretokenizer("r2l-digits", R2L_DIGITS_PATTERN,
                                "cl100k_base's pattern with digits grouped right to left: 1234567 -> 1 234 567"),
+    "superword": Pretokenizer("superword", SUPERWORD_PATTERN,
+                              "SuperBPE's second stage: no split at spaces; digits alone, grouped right to left",
+                              chunkable=False, newline_cut=False),
     "spaces": Pretokenizer("spaces", SPACES_PATTERN, "only spaces split; each word keeps its space (SentencePiece's ▁word)",
                            newline_cut=False),
 }

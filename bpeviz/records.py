@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 LEVELS = ("chars", "bytes")
 ALGORITHMS = ("bpe", "wordpiece", "unigram")
+SUPERWORD_ALGORITHMS = ("superbpe", "boundless")  # BPE whose merges may cross spaces (superword.py, boundless.py)
 ENDOFTEXT = "<|endoftext|>"
 MAX_VOCAB_SIZE = 1_000_000  # the most the library trains; the app allows less (its own cap)
 MAX_PRUNED_RECORDED = 200  # pruned pieces kept per Unigram round, for the app
@@ -32,7 +33,9 @@ class Settings:
     dialect: str = ""  # the named rule set these came from, if any (see rules.DIALECTS)
     dummy_prefix: bool = False  # a space is put before every document and text (SentencePiece)
     unique_tokens: bool = False  # a merge whose token exists already was skipped
-    algorithm: str = "bpe"  # one of ALGORITHMS
+    algorithm: str = "bpe"  # one of ALGORITHMS or SUPERWORD_ALGORITHMS
+    transition: int = 0  # superbpe: the vocabulary size at which merges start to cross spaces (stage 2)
+    inner_split: str = ""  # superbpe, boundless: the split words are learned in (pretokenizer is then "superword")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,7 @@ class Merge:
     tokens_after: int = 0  # corpus length in tokens after this merge
     top: tuple[tuple[int, int, int], ...] = ()  # (left id, right id, count) of the best pairs before it, if recorded
     tie_ids: tuple[tuple[int, int], ...] = ()  # the ties as ids
+    stage: int = 1  # superbpe: 2 for a merge learned once spaces stopped splitting; boundless: 2 for a supermerge
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +91,20 @@ class PruneRound:
     log_likelihood: float  # of the training words under the model before pruning (higher is better)
     tokens: int  # corpus length in tokens (Viterbi) before pruning
     pruned: tuple[str, ...] = ()  # removed: first those EM found unused, then by loss, least first (at most MAX_PRUNED_RECORDED)
+
+
+@dataclass
+class Prepared:
+    """A corpus as the trainer reads it: (base ids, count) per distinct pre-token, in corpus order."""
+
+    alphabet: list[str] | None  # None at level bytes
+    sequences: list[tuple[Sequence[int], int]] = field(default_factory=list)
+    corpus_bytes: int = 0
+    corpus_tokens: int = 0
+
+    @property
+    def n_base(self) -> int:
+        return 256 if self.alphabet is None else len(self.alphabet)
 
 
 @dataclass(frozen=True, slots=True)

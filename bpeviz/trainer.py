@@ -97,6 +97,11 @@ class CorpusState:
         self._trainer._keep(([best] if best is not None else []) + held)
         return None if best is None else (best[0], unpack(best[2]), tuple(map(unpack, ties)))
 
+    @property
+    def tokens(self) -> int:
+        """The corpus length in tokens now (weighted)."""
+        return self._trainer.total
+
     def count(self, pair: Pair) -> int:
         """The pair's count now, by the counting rule (0 when it does not occur)."""
         return self._trainer._count(pack(pair))

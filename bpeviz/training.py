@@ -11,30 +11,27 @@ import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 from . import counting, pretokenize, rules
 from . import engine as engines
 from .counting import CountTable
 from .errors import BpevizError
-from .records import ALGORITHMS, LEVELS, MAX_VOCAB_SIZE, Corpus, Settings, documents_of, has_raw_bytes, to_bytes
+from .records import (
+    ALGORITHMS,
+    LEVELS,
+    MAX_VOCAB_SIZE,
+    SUPERWORD_ALGORITHMS,
+    Corpus,
+    Prepared,
+    Settings,
+    documents_of,
+    has_raw_bytes,
+    to_bytes,
+)
 from .tokenizer import Tokenizer, TokenizerBase, build
 from .trainer import Rules as TrainerRules
 from .trainer import paused_gc, rules_for
-
-
-@dataclass
-class Prepared:
-    """A corpus as the trainer reads it: (base ids, count) per distinct pre-token, in corpus order."""
-
-    alphabet: list[str] | None  # None at level bytes
-    sequences: list[tuple[Sequence[int], int]] = field(default_factory=list)
-    corpus_bytes: int = 0
-    corpus_tokens: int = 0
-
-    @property
-    def n_base(self) -> int:
-        return 256 if self.alphabet is None else len(self.alphabet)
 
 
 def corpus_words(docs: Sequence[str], settings: Settings, workers: int = 1) -> Counter[str]:
@@ -103,14 +100,20 @@ def corpus_documents(corpus: Corpus, level: str) -> list[str]:
 
 def resolve_settings(vocab_size: object, *, level: str | None = None, pretokenizer: str | None = None,
                      tie_break: str | None = None, count_rule: str | None = None, dialect: str | None = None,
-                     algorithm: str = "bpe") -> Settings:
+                     algorithm: str = "bpe", transition: int | None = None) -> Settings:
     """Settings from train's arguments: what is given wins, then the dialect's rule, then bpeviz's default.
 
     Example: resolve_settings(1024, level="bytes", pretokenizer="gpt4", dialect="hf").tie_break -> "hf"
     """
-    if algorithm not in ALGORITHMS:
-        raise BpevizError("unknown_algorithm", f"Unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}.",
-                          algorithm=str(algorithm)[:40])
+    if algorithm not in ALGORITHMS + SUPERWORD_ALGORITHMS:
+        raise BpevizError("unknown_algorithm", f"Unknown algorithm {algorithm!r}; choose one of "
+                          f"{', '.join(ALGORITHMS + SUPERWORD_ALGORITHMS)}.", algorithm=str(algorithm)[:40])
+    if transition is not None and algorithm != "superbpe":
+        raise BpevizError("transition_needs_superbpe", "transition is SuperBPE's switch to merges across spaces; "
+                          "use it with algorithm 'superbpe'.", algorithm=algorithm)
+    if algorithm in SUPERWORD_ALGORITHMS:
+        return _superword_settings(vocab_size, algorithm, transition, level=level, pretokenizer=pretokenizer,
+                                   tie_break=tie_break, count_rule=count_rule, dialect=dialect)
     if algorithm != "bpe":
         return _other_settings(vocab_size, algorithm, level, pretokenizer, tie_break, count_rule, dialect)
     d = rules.dialect(dialect) if dialect else None
@@ -127,6 +130,23 @@ def resolve_settings(vocab_size: object, *, level: str | None = None, pretokeniz
     return Settings(vocab_size=check_vocab_size(vocab_size), level=level, pretokenizer=pretokenizer, tie_break=tie_break,
                     count_rule=count_rule, dialect=d.name if d else "", dummy_prefix=bool(d and d.dummy_prefix),
                     unique_tokens=bool(d and d.unique_tokens))
+
+
+def _superword_settings(vocab_size: object, algorithm: str, transition: int | None, **given: str | None) -> Settings:
+    """SuperBPE: BPE's settings for its words, then the superword split. BoundlessBPE: level and split only."""
+    from .superword import SUPERWORD_SPLIT, check_transition
+
+    if algorithm == "boundless":
+        rules_given = [name for name in ("tie_break", "count_rule", "dialect") if given[name]]
+        if rules_given:
+            raise BpevizError("algorithm_rules", f"{', '.join(rules_given)} are rules of BPE training; boundless takes the "
+                              "most frequent pair, ties to the smaller ids.", algorithm=algorithm, rules=", ".join(rules_given))
+    words = resolve_settings(vocab_size, **given)
+    if words.pretokenizer == SUPERWORD_SPLIT:
+        raise BpevizError("superword_inner_split", f"{algorithm} learns words in a split that keeps spaces apart; choose "
+                          "gpt2, gpt4, words... (the superword split is its second stage).", algorithm=algorithm)
+    cut = check_transition(transition, words.vocab_size) if algorithm == "superbpe" else 0
+    return replace(words, algorithm=algorithm, transition=cut, inner_split=words.pretokenizer, pretokenizer=SUPERWORD_SPLIT)
 
 
 def _other_settings(vocab_size: object, algorithm: str, level: str | None, pretokenizer: str | None,
@@ -167,6 +187,7 @@ def train(
     algorithm: str = "bpe",
     engine: str = "auto",
     workers: int = 1,
+    transition: int | None = None,
 ) -> TokenizerBase:
     """Train a tokenizer to vocab_size = base symbols + merges (BPE), distinct tokens (WordPiece) or pieces (Unigram).
 
@@ -178,11 +199,12 @@ def train(
     is left. progress(done, total) is called now and then; record_top=N keeps the N best pairs of
     every step (Merge.top). engine: "auto", "python" or "compiled" (numba, the `fast` extra) runs BPE's
     merge loop, with the same merges either way; tok.engine says which ran. workers=N counts a big
-    corpus in N processes (see corpus_words).
+    corpus in N processes (see corpus_words). "superbpe" (superword.py) learns words up to the vocabulary size
+    `transition`, then merges across spaces (Merge.stage 2); "boundless" (boundless.py) merges whole words too.
     Example: train(["o gato", "o cão"], vocab_size=12).merges[0].token -> " " + ...
     """
     settings = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break,
-                                count_rule=count_rule, dialect=dialect, algorithm=algorithm)
+                                count_rule=count_rule, dialect=dialect, algorithm=algorithm, transition=transition)
     return train_settings(corpus, settings, progress=progress, record_top=record_top, engine=engine, workers=workers)
 
 
@@ -193,6 +215,8 @@ def train_settings(corpus: Corpus, settings: Settings, *, progress: Callable[[in
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number of processes, 1 or more, not {workers!r}.")
     docs = corpus_documents(corpus, settings.level)
+    if settings.algorithm in SUPERWORD_ALGORITHMS:
+        return _train_superword(docs, settings, progress, record_top, engine)
     with paused_gc():  # nothing here makes cycles; collecting would cost a third of the time
         words = corpus_words(docs, settings, workers)
     return _train_words(words, settings, progress, record_top, engine)
@@ -201,7 +225,7 @@ def train_settings(corpus: Corpus, settings: Settings, *, progress: Callable[[in
 def check_engine(engine: str, settings: Settings) -> None:
     """The engine must exist and be installed; WordPiece and Unigram have no compiled loop."""
     engines.choose(engine, 0)
-    if engine == "compiled" and settings.algorithm != "bpe":
+    if engine == "compiled" and settings.algorithm not in ("bpe", "superbpe"):
         raise BpevizError("engine_algorithm", f"The compiled engine runs BPE's merge loop; {settings.algorithm} trains in "
                           "Python (engine 'python' or 'auto').", algorithm=settings.algorithm)
 
@@ -231,6 +255,9 @@ def train_counts(
                           "(bpeviz count --pretokenizer ... with the same --dialect) and train again.", wanted=cut)
     if not table.counts:
         raise BpevizError("corpus_empty", "The count table is empty: count some text first.")
+    if settings.algorithm in SUPERWORD_ALGORITHMS:
+        raise BpevizError("superword_needs_text", f"{settings.algorithm} merges across the words of a count table: "
+                          "train it on the text (bpeviz.train).", algorithm=settings.algorithm)
     check_engine(engine, settings)
     return _train_words(table.counts, settings, progress, record_top, engine)
 
@@ -256,6 +283,30 @@ def _train_words(words: Counter[str], settings: Settings, progress: Callable[[in
                     corpus_tokens=prepared.corpus_tokens, engine=used)
         del raw, prepared  # freed before the collector comes back
     return tok
+
+
+def _train_superword(docs: list[str], settings: Settings, progress: Callable[[int, int], None] | None,
+                     record_top: int, engine: str) -> TokenizerBase:
+    """SuperBPE and BoundlessBPE: words counted in the inner split, superword pieces of the documents."""
+    words = corpus_words(docs, replace(settings, pretokenizer=settings.inner_split))
+    if settings.level == "chars" and any(has_raw_bytes(word) for word in words):
+        raise BpevizError("corpus_not_utf8", "The corpus is not valid UTF-8; train it at level 'bytes'.")
+    n_base = 256 if settings.level == "bytes" else len({ch for word in words for ch in word})
+    if settings.vocab_size < n_base:
+        raise BpevizError("vocab_too_small", f"vocab_size {settings.vocab_size} is smaller than the {n_base} base symbols of "
+                          f"this corpus at level {settings.level!r}; choose at least {n_base}.",
+                          vocab=settings.vocab_size, base=n_base, level=settings.level)
+    if settings.dummy_prefix:
+        docs = [" " + doc for doc in docs]
+    if settings.algorithm == "boundless":
+        from .boundless import train_boundless
+
+        return train_boundless(docs, settings, progress=progress, record_top=record_top)
+    from .superword import train_superbpe
+
+    prepared = prepare([], settings.level, settings.inner_split, words)
+    return train_superbpe(docs, prepared, train_rules(settings, prepared), settings, progress=progress,
+                          record_top=record_top, engine=engine)
 
 
 def _train_other(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None) -> TokenizerBase:

@@ -4,12 +4,15 @@
     tok = bpeviz.train(corpus, vocab_size=64, level="chars", pretokenizer="gpt2")
     tok.merges[0], tok.trace("o gato subiu no"), tok.encode("o gato")
     bpeviz.reference("cl100k_base").encode("hello world")
+    bpeviz.train(corpus, vocab_size=1024, algorithm="superbpe", transition=800)  # words, then superwords
+    bpeviz.mix.train_mix({"en": 1, "hi": 1}, 1024, parity=True), bpeviz.optimal.best_merges(words, 3)
 
 Heavy imports (tiktoken) wait until `reference` is called.
 """
 
 from __future__ import annotations
 
+from . import mix, optimal
 from .bpeviz_json import load
 from .errors import BpevizError
 from .pretokenize import PRETOKENIZERS, PatternError, Piece, split_pieces, split_text
@@ -33,6 +36,8 @@ __all__ = [
     "TraceStep",
     "engines",
     "load",
+    "mix",
+    "optimal",
     "reference",
     "split_pieces",
     "split_text",

@@ -1,15 +1,18 @@
 """BoundlessBPE (Schmidt et al., 2025, arXiv 2504.00178): supermerges of whole words, with no stage schedule.
 
-Text is cut into superword pieces (superword.SUPERWORD_SPLIT), each piece into words (the chosen
-split). A pair inside a word counts as in BPE; so does a pair of two neighbouring words that are each
+Text is cut into superword pieces (superword.SUPERWORD_SPLIT) and lines, each piece into words (the
+chosen split). A pair inside a word counts as in BPE; so does a pair of two neighbouring words that are each
 one token already (" of" + " the"): a supermerge. Both kinds compete in one ranking, most frequent
 first, ties to the smaller ids (left, then right). A merge applies to both kinds of its occurrences.
-Readable Python that recounts only the pieces a merge touched; meant for class-sized corpora.
+Readable Python that recounts only the pieces a merge touched; meant for class-sized corpora, so a
+superword stays within a line (a piece is then short). Left out: the paper's deletion of
+intermediate tokens (Picky BPE).
 """
 
 from __future__ import annotations
 
 import heapq
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -23,6 +26,15 @@ from .tokenizer import Tokenizer, build
 from .trainer import RawMerge
 
 Groups = list[list[int]]  # one superword piece: its words, each a list of token ids
+_LINE_END = re.compile(r"(?<=\n)(?=.)", re.DOTALL)
+
+
+def pieces(text: str) -> list[str]:
+    """Where supermerges may reach: superword pieces, cut after every newline.
+
+    Example: pieces("a b\nc 12") -> ["a b\n", "c ", "12"]
+    """
+    return [line for piece in pretokenize.split_text(text, SUPERWORD_SPLIT) for line in _LINE_END.split(piece)]
 
 
 class BoundlessTokenizer(Tokenizer):
@@ -47,13 +59,13 @@ class BoundlessTokenizer(Tokenizer):
         return tuple(out)
 
     def _encode_text(self, text: str) -> list[int]:
-        return list(chain.from_iterable(map(self._chunk_cache.__getitem__, pretokenize.split_text(text, SUPERWORD_SPLIT))))
+        return list(chain.from_iterable(map(self._chunk_cache.__getitem__, pieces(text))))
 
     def trace(self, text: str) -> list[TraceStep]:
         """The encoding as a class reads it: the merges in rank order, each where it may fire."""
         text = self._check_text(text)
         chunks = [[self.base_ids(w) for w in pretokenize.split_text(c, self.settings.inner_split)]
-                  for c in pretokenize.split_text(self._prefix + text if text else text, SUPERWORD_SPLIT)]
+                  for c in pieces(self._prefix + text if text else text)]
         steps = [TraceStep(None, self._flat(chunks))]
         while (best := _best_rank(chunks, self.ranks)) is not None:
             rank, pair, new_id = best
@@ -169,13 +181,12 @@ class _Counts:
 def train_boundless(docs: Sequence[str], settings: Settings, *, progress: Callable[[int, int], None] | None = None,
                     record_top: int = 0) -> BoundlessTokenizer:
     """Learn settings.vocab_size - base symbols merges and supermerges from the documents (fewer if none is left)."""
-    pieces_text = pretokenize.count_pieces(docs, SUPERWORD_SPLIT)
+    pieces_text = Counter(piece for doc in docs for piece in pieces(doc))
     alphabet = None if settings.level == "bytes" else sorted({ch for piece in pieces_text for ch in piece})
     n_base = 256 if alphabet is None else len(alphabet)
     to_ids = base_ids(alphabet)
-    pieces = [([to_ids(w) for w in pretokenize.split_text(piece, settings.inner_split)], n)
-              for piece, n in pieces_text.items()]
-    state = _Counts(pieces)
+    state = _Counts([([to_ids(w) for w in pretokenize.split_text(piece, settings.inner_split)], n)
+                     for piece, n in pieces_text.items()])
     corpus_tokens = state.total
     raw: list[RawMerge] = []
     stages: list[int] = []

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from . import model_files, pretokenize
+from .boundless import BoundlessTokenizer
 from .file_checks import a_list, cut, parse_json, read_path, whole
-from .records import ALGORITHMS, ENDOFTEXT, LEVELS, Settings
+from .records import ALGORITHMS, ENDOFTEXT, LEVELS, SUPERWORD_ALGORITHMS, Settings
 from .rules import COUNT_RULES, DIALECTS, TIE_RULES
-from .serial import FORMAT_NAME, FORMAT_VERSION
+from .serial import BPE_LIKE, FORMAT_NAME, FORMAT_VERSION
 from .tokenizer import Tokenizer, TokenizerBase, build
 from .trainer import RawMerge
 
@@ -19,8 +21,8 @@ def _settings_from(data: object) -> Settings:
     level, pretokenizer, tie_break = data.get("level"), data.get("pretokenizer"), data.get("tie_break", "first")
     count_rule, dialect = data.get("count_rule", "overlapping"), data.get("dialect", "")
     algorithm = data.get("algorithm", "bpe")
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"\"algorithm\" must be one of {', '.join(ALGORITHMS)}, not {cut(algorithm)}.")
+    if algorithm not in ALGORITHMS + SUPERWORD_ALGORITHMS:
+        raise ValueError(f"\"algorithm\" must be one of {', '.join(ALGORITHMS + SUPERWORD_ALGORITHMS)}, not {cut(algorithm)}.")
     if level not in LEVELS:
         raise ValueError(f"\"level\" must be one of {', '.join(LEVELS)}, not {cut(level)}.")
     if not isinstance(pretokenizer, str):
@@ -35,8 +37,14 @@ def _settings_from(data: object) -> Settings:
     flags = {name: data.get(name, False) for name in ("dummy_prefix", "unique_tokens")}
     if not all(isinstance(v, bool) for v in flags.values()):
         raise ValueError("\"dummy_prefix\" and \"unique_tokens\" are true or false.")
+    inner_split = data.get("inner_split", "")
+    if not isinstance(inner_split, str) or (algorithm in SUPERWORD_ALGORITHMS) != bool(inner_split):
+        raise ValueError("\"inner_split\" names the split words are learned in, for superbpe and boundless only.")
+    if inner_split:
+        pretokenize.resolve(inner_split)
     return Settings(vocab_size=whole(data.get("vocab_size"), "\"vocab_size\""), level=level, pretokenizer=pretokenizer,
-                    tie_break=tie_break, count_rule=count_rule, dialect=dialect, algorithm=algorithm, **flags)
+                    tie_break=tie_break, count_rule=count_rule, dialect=dialect, algorithm=algorithm,
+                    transition=whole(data.get("transition", 0), "\"transition\""), inner_split=inner_split, **flags)
 
 
 def _alphabet_from(data: object, level: str) -> list[str] | None:
@@ -89,16 +97,28 @@ def from_dict(data: object) -> Tokenizer:
                          f"{FORMAT_VERSION}.")
     try:
         settings = _settings_from(data.get("settings"))
-        if settings.algorithm != "bpe":
+        if settings.algorithm not in BPE_LIKE:
             return model_files.from_dict(data, settings)  # type: ignore[return-value]
         alphabet = _alphabet_from(data.get("alphabet"), settings.level)
         n_base = 256 if alphabet is None else len(alphabet)
         special_tokens = a_list(data.get("special_tokens", [ENDOFTEXT]), "\"special_tokens\"")
-        return build(settings, alphabet, _raw_merges_from(data.get("merges"), n_base),
-                     corpus_bytes=whole(data.get("corpus_bytes", 0), "\"corpus_bytes\""),
-                     corpus_tokens=whole(data.get("corpus_tokens", 0), "\"corpus_tokens\""), special_tokens=special_tokens)
+        tok = build(settings, alphabet, _raw_merges_from(data.get("merges"), n_base),
+                    corpus_bytes=whole(data.get("corpus_bytes", 0), "\"corpus_bytes\""),
+                    corpus_tokens=whole(data.get("corpus_tokens", 0), "\"corpus_tokens\""), special_tokens=special_tokens)
+        return _superword(tok, data["merges"]) if settings.algorithm in SUPERWORD_ALGORITHMS else tok
     except ValueError as exc:
         raise ValueError(f"The bpeviz tokenizer file is damaged: {exc}") from None
+
+
+def _superword(tok: Tokenizer, entries: list) -> Tokenizer:
+    """A SuperBPE or BoundlessBPE tokenizer from its plain BPE form: each merge's stage, and boundless's own encoding."""
+    stages = [entry.get("stage", 1) for entry in entries]
+    if any(stage not in (1, 2) for stage in stages):
+        raise ValueError("A merge's \"stage\" is 1 or 2.")
+    merges = [replace(m, stage=stage) for m, stage in zip(tok.merges, stages)]
+    kind = BoundlessTokenizer if tok.settings.algorithm == "boundless" else Tokenizer
+    return kind(settings=tok.settings, alphabet=tok.alphabet, merges=merges, corpus_bytes=tok.corpus_bytes,
+                corpus_tokens=tok.corpus_tokens, special_tokens=tok.special_tokens)
 
 
 def load(path: str | Path) -> TokenizerBase:

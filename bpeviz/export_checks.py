@@ -13,6 +13,9 @@ LABELS = {"json": "bpeviz JSON", "csv": "CSV merge table", "vocab": "vocab listi
 
 
 def require_bpe(tok, fmt: str) -> None:
+    if tok.algorithm in ("superbpe", "boundless"):
+        raise BpevizError("export_superword", f"The {LABELS[fmt]} format cannot say where merges may cross words; "
+                          f"keep this {tok.algorithm} tokenizer as bpeviz JSON.", format=fmt, algorithm=tok.algorithm)
     if tok.algorithm != "bpe":
         label = LABELS[fmt]
         raise BpevizError("export_needs_bpe", f"The {label} format holds BPE merges; this is a {tok.algorithm} tokenizer. "

@@ -10,15 +10,16 @@ from dataclasses import asdict
 
 FORMAT_NAME = "bpeviz"
 FORMAT_VERSION = 1
+BPE_LIKE = ("bpe", "superbpe", "boundless")  # algorithms whose file holds merges
 
 
 def to_dict(tok) -> dict:  # tok: a TokenizerBase
     """Everything about a tokenizer as JSON-ready data (lossless)."""
     head: dict = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "settings": asdict(tok.settings)}
-    if tok.algorithm == "bpe":
+    if tok.algorithm in BPE_LIKE:
         head["alphabet"] = list(tok.alphabet) if tok.alphabet is not None else None
     head.update(corpus_bytes=tok.corpus_bytes, corpus_tokens=tok.corpus_tokens, special_tokens=list(tok.special_tokens))
-    body = {"bpe": _bpe, "wordpiece": _wordpiece, "unigram": _unigram}[tok.algorithm](tok)
+    body = (_bpe if tok.algorithm in BPE_LIKE else {"wordpiece": _wordpiece, "unigram": _unigram}[tok.algorithm])(tok)
     return {**head, **body}
 
 
@@ -32,7 +33,7 @@ def _bpe(tok) -> dict:
         "merges": [
             {"rank": m.rank, "left_id": m.left_id, "right_id": m.right_id, "id": m.id, "count": m.count,
              "tokens_after": m.tokens_after, "ties": [list(pair) for pair in m.tie_ids],
-             **({"top": [list(entry) for entry in m.top]} if m.top else {})}
+             **({"top": [list(entry) for entry in m.top]} if m.top else {}), **({"stage": m.stage} if m.stage != 1 else {})}
             for m in tok.merges
         ],
     }

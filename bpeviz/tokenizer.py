@@ -10,6 +10,7 @@ Special tokens get ids right after the merges. Training lives in `training.py`, 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from itertools import chain
 
 from . import pretokenize
@@ -75,7 +76,10 @@ class Tokenizer(TokenizerBase):
     def truncated(self, n_merges: int) -> Tokenizer:
         """The same tokenizer with only its first n_merges merges (for stepping and curves)."""
         n = max(0, min(n_merges, len(self.merges)))
-        tok = Tokenizer(settings=self.settings, alphabet=self.alphabet, merges=self.merges[:n],
+        settings = self.settings
+        if settings.algorithm == "superbpe" and not any(m.stage == 2 for m in self.merges[:n]):
+            settings = replace(settings, pretokenizer=settings.inner_split)  # still learning words: split as then
+        tok = type(self)(settings=settings, alphabet=self.alphabet, merges=self.merges[:n],
                         corpus_bytes=self.corpus_bytes, corpus_tokens=self.corpus_tokens,
                         special_tokens=tuple(self.special_tokens), engine=self.engine)
         if self.file_ids is not None:

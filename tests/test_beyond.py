@@ -1,0 +1,249 @@
+"""Beyond greedy BPE (issue 30): SuperBPE, BoundlessBPE, parity-aware BPE and the exact merge search, each against a
+slow oracle written apart (tests/naive_beyond.py)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from naive_beyond import brute_best, naive_boundless, naive_parity, naive_superbpe
+
+import bpeviz
+from bpeviz import corpora, formats, mix, optimal
+from bpeviz.errors import BpevizError
+from bpeviz.superword import is_superword, superwords
+
+TOY = corpora.documents("toy_pt")
+UDHR = corpora.documents("udhr-en")[:4] + corpora.documents("udhr-pt")[:4]
+WORDY = st.lists(st.text(alphabet="ab c.\n1", min_size=1, max_size=30), min_size=1, max_size=6)
+QUICK = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def rows(tok):
+    return [(m.left_id, m.right_id, m.id, m.count, m.tokens_after, m.stage) for m in tok.merges]
+
+
+@pytest.mark.parametrize(("docs", "level", "vocab", "transition"),
+                         [(TOY, "chars", 80, 50), (TOY, "bytes", 330, 290), (UDHR, "bytes", 700, 500),
+                          (UDHR, "chars", 300, 150)])
+def test_superbpe_equals_its_oracle(docs, level, vocab, transition):
+    tok = bpeviz.train(docs, vocab_size=vocab, level=level, algorithm="superbpe", transition=transition)
+    assert rows(tok) == naive_superbpe(docs, level, "gpt2", vocab, transition)
+    assert {m.stage for m in tok.merges} == {1, 2}
+
+
+@QUICK
+@given(docs=WORDY, transition=st.integers(1, 40), extra=st.integers(0, 30), tie_break=st.sampled_from(["first", "smallest"]))
+def test_superbpe_equals_its_oracle_on_any_corpus(docs, transition, extra, tie_break):
+    n_base = len({ch for doc in docs for ch in doc})
+    vocab = n_base + extra
+    tok = bpeviz.train(docs, vocab_size=vocab, algorithm="superbpe", transition=max(transition, n_base), tie_break=tie_break)
+    assert [r[:4] + r[5:] for r in rows(tok)] == [r[:4] + r[5:] for r in
+                                                   naive_superbpe(docs, "chars", "gpt2", vocab, max(transition, n_base),
+                                                                  tie_break)]
+
+
+def test_superbpe_with_the_transition_at_the_vocabulary_is_plain_bpe():
+    plain = bpeviz.train(UDHR, vocab_size=600, level="bytes", pretokenizer="gpt4")
+    same = bpeviz.train(UDHR, vocab_size=600, level="bytes", pretokenizer="gpt4", algorithm="superbpe", transition=600)
+    assert rows(same) == rows(plain) and all(m.stage == 1 for m in same.merges)
+    text = corpora.documents("udhr-en")[8]
+    assert same.encode(text) == plain.encode(text)
+
+
+def test_superbpe_stage_two_starts_at_the_transition_and_finds_superwords():
+    tok = bpeviz.train(UDHR, vocab_size=900, level="bytes", algorithm="superbpe", transition=600)
+    assert [m.stage for m in tok.merges] == [1] * (600 - 256) + [2] * (900 - 600)
+    assert tok.merges[600 - 256].id == 600  # the first stage-2 merge makes token 600
+    assert not any(is_superword(m.token) for m in tok.merges if m.stage == 1)
+    born = superwords(tok)
+    assert b" of the" in {tok.merges[r - 1].token for r in born}
+
+
+def test_superwords_buy_fewer_tokens_on_held_out_prose():
+    prose = corpora.documents("english")[0]
+    train, held_out = prose[:100_000], prose[100_000:]
+    plain = bpeviz.train(train, vocab_size=1024, level="bytes", pretokenizer="gpt4")
+    superbpe = bpeviz.train(train, vocab_size=1024, level="bytes", pretokenizer="gpt4", algorithm="superbpe", transition=700)
+    boundless = bpeviz.train(train[:30_000], vocab_size=1024, level="bytes", pretokenizer="gpt4", algorithm="boundless")
+    small = bpeviz.train(train[:30_000], vocab_size=1024, level="bytes", pretokenizer="gpt4")
+    assert len(superbpe.encode(held_out)) < 0.97 * len(plain.encode(held_out))
+    assert len(boundless.encode(held_out)) < len(small.encode(held_out))
+
+
+def test_superbpe_encoding_replays_its_training():
+    tok = bpeviz.train(TOY, vocab_size=90, algorithm="superbpe", transition=60)
+    assert sum(len(tok.encode(doc)) for doc in TOY) == tok.merges[-1].tokens_after
+    assert all(tok.decode(tok.encode(doc)) == doc for doc in TOY)
+    assert tok.trace(TOY[0])[-1].pieces == tuple(tok.pieces(TOY[0]))
+
+
+@pytest.mark.parametrize(("docs", "level", "vocab"), [(TOY, "chars", 90), (TOY, "bytes", 320), (UDHR[:3], "bytes", 500)])
+def test_boundless_equals_its_oracle(docs, level, vocab):
+    tok = bpeviz.train(docs, vocab_size=vocab, level=level, algorithm="boundless")
+    assert [r[:5] for r in rows(tok)] == naive_boundless(docs, level, "gpt2", vocab)
+    assert 2 in {m.stage for m in tok.merges}
+
+
+@QUICK
+@given(docs=WORDY, extra=st.integers(0, 40))
+def test_boundless_equals_its_oracle_on_any_corpus(docs, extra):
+    vocab = len({ch for doc in docs for ch in doc}) + extra
+    tok = bpeviz.train(docs, vocab_size=vocab, algorithm="boundless")
+    assert [r[:5] for r in rows(tok)] == naive_boundless(docs, "chars", "gpt2", vocab)
+    assert sum(len(tok.encode(doc)) for doc in docs) == (tok.merges[-1].tokens_after if tok.merges else
+                                                         sum(map(len, docs)))
+    for doc in docs:
+        assert tok.decode(tok.encode(doc)) == doc
+        assert tok.trace(doc)[-1].pieces == tuple(tok.pieces(doc))
+
+
+def test_boundless_supermerges_join_whole_words_only():
+    tok = bpeviz.train(UDHR, vocab_size=800, level="bytes", algorithm="boundless")
+    supers = [m for m in tok.merges if m.stage == 2]
+    words = {m.stage: [] for m in tok.merges}
+    for m in tok.merges:
+        text = m.token.decode("utf-8", "surrogateescape")
+        if not any("\udc80" <= ch <= "\udcff" for ch in text):  # a cut character splits anywhere
+            words[m.stage].append(len(bpeviz.split_text(text, "gpt2")))
+    assert supers and min(words[2]) >= 2 and set(words[1]) == {1}  # a supermerge spans words; a merge stays in one
+    assert b" of the" in {m.token for m in supers}
+
+
+def test_superword_settings_are_checked():
+    with pytest.raises(BpevizError, match="transition"):
+        bpeviz.train(TOY, vocab_size=60, algorithm="superbpe", transition=0)
+    with pytest.raises(BpevizError, match="superbpe"):
+        bpeviz.train(TOY, vocab_size=60, transition=50)
+    with pytest.raises(BpevizError, match="tie_break"):
+        bpeviz.train(TOY, vocab_size=60, algorithm="boundless", tie_break="smallest")
+    with pytest.raises(BpevizError, match="at least"):
+        bpeviz.train(TOY, vocab_size=3, algorithm="boundless")
+    with pytest.raises(BpevizError, match="second stage"):
+        bpeviz.train(TOY, vocab_size=60, algorithm="superbpe", pretokenizer="superword")
+
+
+def _bytes_words(counts):
+    return [(w.encode(), n) for w, n in counts.items()]
+
+
+def test_parity_aware_equals_its_oracle():
+    weights = {"en": 1, "ru": 1, "hi": 1}
+    run = mix.train_mix(weights, 256 + 120, parity=True)
+    train = {lang: _bytes_words(Counter({w: n * weights[lang] for w, n in
+                                         Counter(p for d in mix.training_documents(lang)
+                                                 for p in bpeviz.split_text(d, "gpt4")).items()})) for lang in weights}
+    held = {lang: _bytes_words(Counter(bpeviz.split_text(mix.heldout_text(lang), "gpt4"))) for lang in weights}
+    expected = naive_parity(train, held, 120)
+    assert [(m.left_id, m.right_id, m.id) for m in run.tok.merges] == [e[:3] for e in expected]
+    assert list(run.parity_language) == [e[3] for e in expected]
+    assert set(run.parity_language) == set(weights)
+
+
+def test_parity_aware_on_one_language_is_plain_bpe():
+    plain, fair = mix.train_mix({"pt": 1}, 700), mix.train_mix({"pt": 1}, 700, parity=True)
+    assert [(m.left_id, m.right_id, m.count) for m in fair.tok.merges] == [(m.left_id, m.right_id, m.count)
+                                                                            for m in plain.tok.merges]
+    assert set(fair.parity_language) == {"pt"} and plain.parity_language == ()
+
+
+def test_parity_aware_lowers_the_gini_of_the_premium_at_a_price():
+    weights = {"en": 1, "pt": 1, "ru": 1, "hi": 1, "zh": 1, "th": 1}
+    plain, fair = (mix.fairness(mix.train_mix(weights, 1500, parity=p).tok, list(weights), points=4) for p in (False, True))
+    assert fair[-1]["gini"] < plain[-1]["gini"] / 2
+    assert fair[-1]["total_tokens"] > plain[-1]["total_tokens"]  # fairness costs tokens overall
+    assert fair[0] == plain[0]  # before any merge both are bytes
+
+
+def test_gini():
+    assert mix.gini([2, 2, 2]) == 0.0
+    assert mix.gini([0, 0, 1]) == pytest.approx(2 / 3)
+    rng = random.Random(7)
+    for _ in range(50):
+        xs = [rng.uniform(0, 5) for _ in range(rng.randint(1, 9))]
+        pairs = sum(abs(a - b) for a in xs for b in xs)
+        assert mix.gini(xs) == pytest.approx(pairs / (2 * len(xs) ** 2 * (sum(xs) / len(xs))))
+    with pytest.raises(ValueError):
+        mix.gini([])
+
+
+PAPER = {"abc": 1, "abd": 1, "abe": 1, "bc": 1, "bd": 1, "be": 1}
+
+
+def test_the_example_where_greedy_loses():
+    merges, saved = optimal.greedy(PAPER, 3)
+    assert (merges[0], saved) == (("a", "b"), 5)
+    best, best_saved, proven = optimal.best_merges(PAPER, 3)
+    assert (sorted(best), best_saved, proven) == ([("b", "c"), ("b", "d"), ("b", "e")], 6, True)
+
+
+@settings(max_examples=80, deadline=None)
+@given(words=st.dictionaries(st.text(alphabet="abcd", min_size=1, max_size=5), st.integers(1, 3), min_size=1, max_size=5),
+       n=st.integers(0, 3))
+def test_the_exact_search_equals_brute_force(words, n):
+    merges, saved, proven = optimal.best_merges(words, n, time_limit=20)
+    assert proven and saved == brute_best(words, n)
+    assert saved >= optimal.greedy(words, n)[1]
+    assert _replay(words, merges) == saved  # the merges it names save what it says
+
+
+def _replay(words, merges):
+    segs = [list(w) for w in words]
+    for a, b in merges:
+        out = []
+        for seg in segs:
+            new, i = [], 0
+            while i < len(seg):
+                if i + 1 < len(seg) and seg[i] == a and seg[i + 1] == b:
+                    new.append(a + b)
+                    i += 2
+                else:
+                    new.append(seg[i])
+                    i += 1
+            out.append(new)
+        segs = out
+    return sum((len(w) - len(s)) * n for (w, n), s in zip(words.items(), segs))
+
+
+def test_the_search_stops_at_its_time_limit_no_worse_than_greedy():
+    words = dict(Counter(bpeviz.split_text(" ".join(corpora.documents("udhr-en")[:2]), "gpt2")))
+    merges, saved, proven = optimal.best_merges(words, 20, time_limit=0.2)
+    assert not proven and saved >= optimal.greedy(words, 20)[1] and len(merges) == 20
+
+
+def test_the_search_refuses_what_it_cannot_finish():
+    with pytest.raises(ValueError, match="n_merges"):
+        optimal.best_merges(PAPER, optimal.MAX_MERGES + 1)
+    with pytest.raises(ValueError, match="characters"):
+        optimal.best_merges({"x" * (optimal.MAX_SYMBOLS + 1): 1}, 2)
+    with pytest.raises(ValueError, match="time_limit"):
+        optimal.best_merges(PAPER, 2, time_limit=10_000)
+    with pytest.raises(ValueError, match="count"):
+        optimal.greedy({"ab": 0}, 1)
+
+
+@pytest.mark.parametrize("algorithm", ["superbpe", "boundless"])
+def test_superword_tokenizers_round_trip_through_bpeviz_json_and_refuse_other_formats(tmp_path, algorithm):
+    extra = {"transition": 60} if algorithm == "superbpe" else {}
+    tok = bpeviz.train(TOY, vocab_size=90, algorithm=algorithm, **extra)
+    tok.save(tmp_path / "t.json")
+    back = bpeviz.load(tmp_path / "t.json")
+    assert type(back) is type(tok) and back.settings == tok.settings
+    assert [m.stage for m in back.merges] == [m.stage for m in tok.merges]
+    text = "o gato subiu no telhado. o cão dormiu no sofá."
+    assert back.encode(text) == tok.encode(text)
+    assert type(tok.truncated(10)) is type(tok)
+    for fmt in ("csv", "tiktoken", "hf", "vocab"):
+        with pytest.raises(BpevizError, match="cross words"):
+            formats.export(tok, fmt)
+
+
+def test_a_superbpe_cut_before_its_transition_splits_words_as_stage_one_did():
+    tok = bpeviz.train(TOY, vocab_size=90, algorithm="superbpe", transition=60)
+    plain = bpeviz.train(TOY, vocab_size=60)
+    cut = tok.truncated(60 - tok.n_base)
+    assert cut.settings.pretokenizer == "gpt2" and all(cut.encode(d) == plain.encode(d) for d in TOY)
+    assert tok.truncated(61 - tok.n_base).settings.pretokenizer == "superword"

@@ -17,6 +17,7 @@ pages = [
     st.Page("app_pages/charts.py", title=t("nav_charts"), icon=":material/show_chart:", url_path="charts"),
     st.Page("app_pages/languages.py", title=t("nav_languages"), icon=":material/translate:", url_path="languages"),
     st.Page("app_pages/quirks.py", title=t("nav_quirks"), icon=":material/psychology_alt:", url_path="quirks"),
+    st.Page("app_pages/beyond.py", title=t("nav_beyond"), icon=":material/auto_awesome:", url_path="beyond"),
     st.Page("app_pages/inspect.py", title=t("nav_inspect"), icon=":material/search:", url_path="inspect"),
     st.Page("app_pages/files.py", title=t("nav_files"), icon=":material/save:", url_path="files"),
 ]

@@ -56,10 +56,10 @@ def curve_points(tok: Tokenizer) -> list[int]:
     return sorted(set([0, *sizes]))
 
 
-def heldout_curve(tok: Tokenizer, heldout: str) -> list[tuple[int, float]]:
-    """(vocab size, bytes per token on held-out text) encoding with the first k merges."""
+def heldout_curve(tok: Tokenizer, heldout: str, merges: Sequence[int] | None = None) -> list[tuple[int, float]]:
+    """(vocab size, bytes per token on held-out text) encoding with the first k merges, k in merges (curve_points)."""
     points = []
-    for k in curve_points(tok):
+    for k in curve_points(tok) if merges is None else merges:
         n_tokens = len(tok.truncated(k).encode_ordinary(heldout))
         points.append((tok.n_base + k, bytes_per_token(heldout, n_tokens)))
     return points

@@ -172,14 +172,14 @@ class MixRuns:
         self._lock = threading.Lock()
 
     def get(self, weights: tuple[tuple[str, int], ...], vocab_size: int,
-            progress: Callable[[int, int], None] | None = None) -> mix.MixRun:
-        key = (weights, vocab_size)
+            progress: Callable[[int, int], None] | None = None, parity: bool = False) -> mix.MixRun:
+        key = (weights, vocab_size, parity)
         with self._lock:
             found = self._runs.get(key)
             if found is not None:
                 self._runs.move_to_end(key)
                 return found
-        run = mix.train_mix(dict(weights), vocab_size, progress=progress)
+        run = mix.train_mix(dict(weights), vocab_size, progress=progress, parity=parity)
         with self._lock:
             self._runs[key] = run
             while len(self._runs) > MIX_RUNS_KEPT:
@@ -192,9 +192,10 @@ def mix_runs() -> MixRuns:
     return MixRuns()
 
 
-def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Callable[[int, int], None] | None = None):
-    """A tokenizer trained on a UDHR language mix (bpeviz.mix), one per mix and size, shared read-only by everyone."""
-    return mix_runs().get(weights, vocab_size, progress)
+def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Callable[[int, int], None] | None = None,
+            parity: bool = False):
+    """A tokenizer trained on a UDHR language mix (bpeviz.mix), one per mix, size and kind, shared read-only by everyone."""
+    return mix_runs().get(weights, vocab_size, progress, parity)
 
 
 @st.cache_resource(show_spinner=False)

@@ -98,6 +98,14 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("dropout_seed", 0, "seed", low=0, high=10**6),
     Field("mix", "equal", "mix", choices=(*mix.PRESETS, "custom")),  # the Who pays? page
     Field("mix_vocab", 4096, "mixv", choices=(1024, 2048, 4096, 8192)),
+    Field("beyond_part", "superword", "part", choices=("superword", "parity", "optimal")),  # the Beyond greedy page
+    Field("beyond_t", 70, "t", choices=tuple(range(0, 101, 5))),  # SuperBPE's transition, % of the merges
+    Field("beyond_step", 0, "sstep", low=0, high=MAX_STEP),  # its player
+    Field("parity_mix", "european", "pmix", choices=("european", "equal")),
+    Field("parity_vocab", 2048, "pvocab", choices=(1024, 2048, 4096)),
+    Field("opt_corpus", "paper", "opt", choices=("paper", "toy", "typed")),
+    Field("opt_text", "abc abd abe bc bd be", "words"),
+    Field("opt_merges", 3, "n", low=1, high=10),
     Field("sentence", "o gato subiu no", "s"),
     Field("trace_step", MAX_STEP, low=0, high=MAX_STEP),  # a new sentence shows its whole trace; First steps back
     Field("speed", 1.0, choices=SPEEDS),

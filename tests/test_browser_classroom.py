@@ -4,7 +4,7 @@ import pytest
 from browser_helpers import assert_no_errors, cut_chart_labels, open_app, truncated_controls
 from conftest import shot
 
-PAGES = ["", "/encode", "/rules", "/algorithms", "/charts", "/languages", "/quirks", "/inspect", "/files"]
+PAGES = ["", "/encode", "/rules", "/algorithms", "/charts", "/languages", "/quirks", "/inspect", "/beyond", "/files"]
 PLAYER_PAGES = {"", "/encode", "/algorithms"}  # their step buttons must be on screen before anything is measured
 LEGEND_PAGES = {"/charts", "/languages"}  # their charts' legends must be drawn before they are measured
 CAPTION_SIZE = "parseFloat(getComputedStyle(document.querySelector('[data-testid=\"stCaptionContainer\"] p')).fontSize)"
@@ -24,6 +24,8 @@ def test_no_control_is_cut_at_projector_sizes(browser, app_url, size, lang):
             if path == "/inspect":  # its three sections are drawn once the tokenizer's merges are read
                 page.locator('[data-testid="stMetric"]').first.wait_for(state="visible", timeout=120_000)
                 page.locator(".vega-embed").nth(2).wait_for(state="attached", timeout=120_000)  # the heatmap: a canvas
+            if path == "/beyond":  # three trainers, then their curves
+                page.locator(".vega-embed").first.wait_for(state="attached", timeout=120_000)
             if path in LEGEND_PAGES:
                 page.locator(".vega-embed svg .role-legend").first.wait_for(state="attached", timeout=60_000)
             page.wait_for_timeout(300)

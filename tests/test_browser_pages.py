@@ -175,7 +175,7 @@ def test_nothing_is_fetched_beyond_the_app_and_links_cannot_inject(app_url, page
     page.get_by_role("button", name="Next ▶").click()
     page.wait_for_selector("#merge-table tbody tr")
     assert page.locator('img[src*="127.0.0.1:9"]').count() == 0 and page.locator('a[href*="127.0.0.1:9"]').count() == 0
-    for path in ("/encode", "/charts", "/quirks", "/inspect", "/files"):
+    for path in ("/encode", "/charts", "/quirks", "/inspect", "/beyond", "/files"):
         open_app(page, app_url, path)
     page.wait_for_timeout(500)
     foreign = sorted({u for u in page.requests if not u.startswith((app_url, "data:", "blob:", "about:"))})
@@ -381,3 +381,27 @@ def test_pages_keep_what_was_chosen_on_them_after_a_visit_elsewhere(app_url, pag
     wait_idle(page)
     assert "mix=european" in page.url  # nothing set it back once the page had run
     assert_no_errors(page)
+
+
+def test_beyond_greedy_in_the_browser(app_url, page):
+    open_app(page, app_url, "/beyond?corpus=udhr-en&vocab=600&level=bytes")
+    wait_text(page, "SuperBPE's merge table around the transition")
+    page.wait_for_function("document.querySelectorAll('.vega-embed').length >= 1", timeout=60_000)
+    wait_idle(page, 60)
+    assert chart_marks(page, 0) >= 3  # three curves
+    assert "stage 2 from token 497" in page.inner_text('[data-testid="stMain"]')
+    page.locator('[data-testid="bpe-counter"]').first.wait_for(state="visible", timeout=30_000)  # SuperBPE's player
+    assert_no_errors(page)
+    shot(page, "beyond-superwords")
+    open_app(page, app_url, "/beyond?part=parity&pvocab=1024&lang=pt")
+    wait_text(page, "Fusões escolhidas para cada língua")
+    wait_idle(page, 60)
+    shot(page, "beyond-parity-pt")
+    open_app(page, app_url, "/beyond?part=optimal&opt=toy")
+    wait_text(page, "Find words where greedy loses")
+    page.get_by_role("button", name="Find words where greedy loses").click()
+    wait_text(page, "Greedy loses here")
+    wait_idle(page, 60)
+    assert "my own words" in page.inner_text('[data-testid="stMain"]')
+    assert_no_errors(page)
+    shot(page, "beyond-optimal")

@@ -9,7 +9,8 @@ from streamlit.testing.v1 import AppTest
 from bpeviz_app.i18n import STRINGS, corpus_label, t
 
 PAGES = ["app_pages/train.py", "app_pages/encode.py", "app_pages/rules.py", "app_pages/algorithms.py", "app_pages/charts.py",
-         "app_pages/languages.py", "app_pages/quirks.py", "app_pages/inspect.py", "app_pages/files.py"]
+         "app_pages/languages.py", "app_pages/quirks.py", "app_pages/inspect.py", "app_pages/beyond.py",
+         "app_pages/files.py"]
 
 
 def english_fragments() -> dict[str, str]:

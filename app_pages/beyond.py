@@ -7,6 +7,7 @@ trains them on the sidebar's corpus, the UDHR mix or a few typed words, and draw
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from dataclasses import replace
 
@@ -33,6 +34,7 @@ PAPER_WORDS = "abc abd abe bc bd be"
 MAX_TYPED = 400  # characters of typed words for the exact search
 OPT_TIME = 4.0  # seconds the exact search may take for one visitor
 SHOWN_ROWS = 12
+GAP_SECONDS = 3.0  # the "find words where greedy loses" button tries for at most this long
 ALGS = ("bpe", "superbpe", "boundless")
 KINDS = ("classic", "parity")
 
@@ -59,7 +61,8 @@ def superword_run(digest: str, settings: Settings, algorithm: str, transition: i
         keep["transition"] = transition
     rules = {} if algorithm == "boundless" else {"tie_break": settings.tie_break, "count_rule": settings.count_rule}
     return bpeviz.train(text, vocab_size=settings.vocab_size, level=settings.level, pretokenizer=settings.pretokenizer,
-                        engine="python", record_top=runs.RECORD_TOP, **rules, **keep)
+                        engine="python" if algorithm == "boundless" else runs.engine(), record_top=runs.RECORD_TOP,
+                        **rules, **keep)
 
 
 @st.fragment
@@ -246,10 +249,13 @@ def find_gap() -> None:
     ss = st.session_state
     rng = random.Random(int(ss.get("opt_seed", 0)))
     ss["opt_seed"] = int(ss.get("opt_seed", 0)) + 1
+    deadline = time.monotonic() + GAP_SECONDS
     for _ in range(400):
+        if time.monotonic() > deadline:
+            break
         words = [("".join(rng.choice("abcd") for _ in range(rng.randint(2, 4)))) for _ in range(rng.randint(3, 6))]
         table = typed_words(" ".join(words))
-        if optimal.greedy(table, 3)[1] < optimal.best_merges(table, 3, time_limit=1.0)[1]:
+        if optimal.greedy(table, 3)[1] < optimal.best_merges(table, 3, time_limit=0.5)[1]:
             ss["opt_corpus"], ss["opt_text"], ss["opt_merges"] = "typed", " ".join(words), 3
             return
     state.notify(t("beyond_gap_none"))

@@ -5,7 +5,7 @@ chosen split). A pair inside a word counts as in BPE; so does a pair of two neig
 one token already (" of" + " the"): a supermerge. Both kinds compete in one ranking, most frequent
 first, ties to the smaller ids (left, then right). A merge applies to both kinds of its occurrences.
 Readable Python that recounts only the pieces a merge touched; meant for class-sized corpora, so a
-superword stays within a line (a piece is then short). Left out: the paper's deletion of
+superword stays within a line (and within MAX_PIECE characters), so a piece is short. Left out: the paper's deletion of
 intermediate tokens (Picky BPE).
 """
 
@@ -27,6 +27,7 @@ from .trainer import RawMerge
 
 Groups = list[list[int]]  # one superword piece: its words, each a list of token ids
 _LINE_END = re.compile(r"(?<=\n)(?=.)", re.DOTALL)
+MAX_PIECE = 1_000  # characters: a longer line is cut after the last space before each thousandth character
 
 
 def pieces(text: str) -> list[str]:
@@ -34,7 +35,18 @@ def pieces(text: str) -> list[str]:
 
     Example: pieces("a b\nc 12") -> ["a b\n", "c ", "12"]
     """
-    return [line for piece in pretokenize.split_text(text, SUPERWORD_SPLIT) for line in _LINE_END.split(piece)]
+    return [part for piece in pretokenize.split_text(text, SUPERWORD_SPLIT) for line in _LINE_END.split(piece)
+            for part in _short(line)]
+
+
+def _short(line: str) -> list[str]:
+    """A line cut into parts of at most MAX_PIECE characters, after a space where there is one (a recount stays cheap)."""
+    parts = []
+    while len(line) > MAX_PIECE:
+        cut = line.rfind(" ", 1, MAX_PIECE) + 1 or MAX_PIECE
+        parts.append(line[:cut])
+        line = line[cut:]
+    return [*parts, line] if line else parts
 
 
 class BoundlessTokenizer(Tokenizer):

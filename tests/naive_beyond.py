@@ -63,8 +63,10 @@ def naive_boundless(docs, level, pretokenizer, vocab_size):
             lines = piece.split("\n")
             for k, line in enumerate(lines):
                 line += "\n" if k < len(lines) - 1 else ""
-                if line:
-                    counts[line] = counts.get(line, 0) + 1
+                while line:  # long lines: at most 1 000 characters, cut after a space if one is in reach
+                    cut = len(line) if len(line) <= 1000 else (line.rfind(" ", 1, 1000) + 1 or 1000)
+                    counts[line[:cut]] = counts.get(line[:cut], 0) + 1
+                    line = line[cut:]
     alphabet = sorted({ch for doc in docs for ch in doc})
     n_base = 256 if level == "bytes" else len(alphabet)
 

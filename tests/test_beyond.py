@@ -81,7 +81,8 @@ def test_superbpe_encoding_replays_its_training():
     assert tok.trace(TOY[0])[-1].pieces == tuple(tok.pieces(TOY[0]))
 
 
-@pytest.mark.parametrize(("docs", "level", "vocab"), [(TOY, "chars", 90), (TOY, "bytes", 320), (UDHR[:3], "bytes", 500)])
+@pytest.mark.parametrize(("docs", "level", "vocab"), [(TOY, "chars", 90), (TOY, "bytes", 320), (UDHR[:3], "bytes", 500),
+                                                     (["o gato. " * 300 + "\n" + "x" * 1500], "chars", 40)])
 def test_boundless_equals_its_oracle(docs, level, vocab):
     tok = bpeviz.train(docs, vocab_size=vocab, level=level, algorithm="boundless")
     assert [r[:5] for r in rows(tok)] == naive_boundless(docs, level, "gpt2", vocab)

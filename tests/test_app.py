@@ -531,7 +531,7 @@ def test_the_who_pays_default_is_warmed_in_the_background_before_a_visit():
     at = new_app()  # the Train page: Who pays? is not visited
     assert_clean(at)
     runs.warm_up().join(timeout=300)  # wait for the condition (the warm-up's end), not a fixed time
-    key = (tuple(sorted(mix.PRESETS[state.DEFAULTS["mix"]].items())), state.DEFAULTS["mix_vocab"])
+    key = (tuple(sorted(mix.PRESETS[state.DEFAULTS["mix"]].items())), state.DEFAULTS["mix_vocab"], False)
     assert key in runs.mix_runs()._runs
     at.switch_page("app_pages/languages.py").run()
     assert_clean(at)

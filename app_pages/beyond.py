@@ -62,7 +62,7 @@ def superword_run(digest: str, settings: Settings, algorithm: str, transition: i
     rules = {} if algorithm == "boundless" else {"tie_break": settings.tie_break, "count_rule": settings.count_rule}
     return bpeviz.train(text, vocab_size=settings.vocab_size, level=settings.level, pretokenizer=settings.pretokenizer,
                         engine="python" if algorithm == "boundless" else runs.engine(), record_top=runs.RECORD_TOP,
-                        **rules, **keep)
+                        progress=runs.budget().watch(), **rules, **keep)
 
 
 @st.fragment
@@ -195,8 +195,13 @@ def parity_part() -> None:
     def progress(done: int, total: int) -> None:
         bar.progress(done / max(total, 1), text=t("training_progress", done=done, total=total))
 
-    classic = runs.mix_run(weights, vocab, progress)
-    fair = runs.mix_run(weights, vocab, progress, parity=True)
+    try:
+        classic = runs.mix_run(weights, vocab, progress)
+        fair = runs.mix_run(weights, vocab, progress, parity=True)
+    except ValueError as exc:
+        bar.empty()
+        st.error(render.md(error_text(exc)))
+        return
     bar.empty()
     rows = [{**r, "kind": t(f"beyond_kind_{kind}")} for kind, parity in (("classic", False), ("parity", True))
             for r in fairness(weights, vocab, parity)]

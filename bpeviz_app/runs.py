@@ -14,6 +14,8 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpeviz
 from bpeviz import engine as engines
@@ -22,6 +24,7 @@ from bpeviz.errors import BpevizError
 from bpeviz.records import Settings
 from bpeviz.reference_encodings import ENCODINGS, reference
 
+from .budget import Budget
 from .i18n import error_text, t
 from .sidebar import Lesson
 from .state import DEFAULTS
@@ -88,9 +91,19 @@ def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[in
     if tok is None:
         if settings.algorithm == "unigram":
             check_unigram_size(source, settings)
-        tok = sources.tokenizer_for(source, settings, progress=progress, record_top=RECORD_TOP, engine=engine())
+        tok = sources.tokenizer_for(source, settings, progress=budget().watch(progress), record_top=RECORD_TOP,
+                                    engine=engine())
         store.put(key, tok)
     return tok
+
+
+def budget() -> Budget:
+    """This visitor's budget for one run: RUN_SECONDS, and stopped once their session has closed."""
+    ctx = get_script_run_ctx()
+    if ctx is None or not runtime.exists():
+        return Budget()
+    session = ctx.session_id
+    return Budget(still_here=lambda: runtime.get_instance().is_active_session(session))
 
 
 def engine() -> str:
@@ -179,7 +192,7 @@ class MixRuns:
             if found is not None:
                 self._runs.move_to_end(key)
                 return found
-        run = mix.train_mix(dict(weights), vocab_size, progress=progress, parity=parity)
+        run = mix.train_mix(dict(weights), vocab_size, progress=budget().watch(progress), parity=parity)
         with self._lock:
             self._runs[key] = run
             while len(self._runs) > MIX_RUNS_KEPT:

@@ -1,0 +1,76 @@
+"""Issue 28: every training a visitor can start stops when its time is up or its visitor has left."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from app_helpers import new_app
+
+import bpeviz
+from bpeviz import corpora, engine, mix
+from bpeviz.errors import BpevizError
+from bpeviz_app import budget, runs
+
+TEXT = "\n".join(corpora.documents("udhr-en") + corpora.documents("udhr-pt"))
+
+
+def ticking(step: float = 1.0):
+    """A clock that moves `step` seconds at every reading."""
+    counter = itertools.count()
+    return lambda: next(counter) * step
+
+
+def test_the_budget_stops_on_time_and_when_the_visitor_leaves():
+    seen = []
+    watch = budget.Budget(seconds=2.5, clock=ticking()).watch(lambda done, total: seen.append(done))
+    watch(1, 10)
+    watch(2, 10)
+    with pytest.raises(BpevizError, match="more than 2 s") as caught:
+        watch(3, 10)
+    assert caught.value.code == "budget_time" and seen == [1, 2]
+    here = iter([True, False])
+    gone = budget.Budget(still_here=lambda: next(here)).watch()
+    gone(1, 2)
+    with pytest.raises(BpevizError) as caught:
+        gone(2, 2)
+    assert caught.value.code == "visitor_left"
+
+
+TRAININGS = {
+    "bpe": lambda p: bpeviz.train(TEXT, vocab_size=1500, level="bytes", engine="python", progress=p),
+    "wordpiece": lambda p: bpeviz.train(TEXT, vocab_size=900, algorithm="wordpiece", progress=p),
+    "unigram": lambda p: bpeviz.train(TEXT, vocab_size=300, algorithm="unigram", progress=p),
+    "superbpe": lambda p: bpeviz.train(TEXT, vocab_size=1500, level="bytes", algorithm="superbpe", transition=900, progress=p),
+    "boundless": lambda p: bpeviz.train(TEXT[:8000], vocab_size=700, level="bytes", algorithm="boundless", progress=p),
+    "parity": lambda p: mix.train_mix({"en": 1, "ru": 1}, 1500, parity=True, progress=p),
+}
+if "compiled" in engine.engines():
+    TRAININGS["compiled"] = lambda p: bpeviz.train(TEXT, vocab_size=1500, level="bytes", engine="compiled", progress=p)
+
+
+@pytest.mark.parametrize("kind", sorted(TRAININGS))
+def test_every_trainer_stops_at_a_progress_call_once_the_visitor_has_left(kind):
+    calls = []
+
+    def still_here() -> bool:
+        calls.append(1)
+        return len(calls) < 2  # gone after the first report
+
+    with pytest.raises(BpevizError) as caught:
+        TRAININGS[kind](budget.Budget(still_here=still_here).watch())
+    assert caught.value.code == "visitor_left" and len(calls) == 2
+
+
+def test_the_app_stops_a_run_over_budget_and_keeps_the_text(monkeypatch):
+    text = "uma frase nova para este teste de orçamento. " * 40
+    at = new_app(source="paste", pasted=text, vocab_size=300)
+    monkeypatch.setattr(budget, "RUN_SECONDS", -1.0)  # every run is over budget at its first report
+    before = runs.trained_runs().trained
+    at.run(timeout=120)
+    assert any("the most one visitor may use" in e.value for e in at.error)
+    assert runs.trained_runs().trained == before  # nothing half-trained was stored
+    monkeypatch.setattr(budget, "RUN_SECONDS", 90.0)
+    at.run(timeout=120)
+    assert not at.error and at.session_state["pasted"] == text
+    assert runs.trained_runs().trained == before + 1

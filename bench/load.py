@@ -2,6 +2,7 @@
 
     python bench/load.py [--sessions 10] [--url http://127.0.0.1:PORT]
     python bench/load.py --attack        # one session steps while another attacks: latency ratio and memory
+    python bench/load.py --attack --normal 8 --attackers 2   # eight sessions step while two attack
 
 Without --url it starts `streamlit run app.py` on a free loopback port and stops it at the end.
 Each session pastes a different text, trains it, jumps to the last merge and checks that the merge
@@ -161,18 +162,43 @@ async def attack(browser, url: str) -> list[str]:
         await context.close()
 
 
-async def attack_run(url: str, clicks: int) -> dict:
-    """The teacher's step latency alone, then while another session attacks."""
+async def heavy_training(browser, url: str) -> list[str]:
+    """One session pastes 300 KB with no spaces and asks for the largest vocabulary: the budget must stop it."""
+    from urllib.parse import quote
+
+    context = await browser.new_context(viewport={"width": 1300, "height": 900})
+    page = await context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        await page.goto(f"{url}/?src=paste&vocab=50256&text={quote('x')}")
+        await page.wait_for_selector("h1")
+        await idle(page)
+        box = page.get_by_label("Text to train on", exact=True)
+        await box.fill("".join(WORDS) * 5_000)
+        await box.press("Control+Enter")
+        await page.wait_for_timeout(1000)
+        await idle(page)  # the run ends, or the budget stops it
+        stopped = "the most one visitor may use" in await page.inner_text("body")
+        return ["heavy training stopped by the budget" if stopped else "heavy training finished"]
+    finally:
+        await context.close()
+
+
+async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1) -> dict:
+    """Step latencies of `normal` sessions stepping at once, alone, then while `attackers` sessions attack."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
                                           args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                                                 "--disable-background-networking"])
-        alone = await step_latencies(browser, url, clicks)
-        under_attack, refused = await asyncio.gather(step_latencies(browser, url, clicks), attack(browser, url))
+        alone = await asyncio.gather(*[step_latencies(browser, url, clicks) for _ in range(normal)])
+        hostile = [attack(browser, url) if k % 2 == 0 else heavy_training(browser, url) for k in range(attackers)]
+        found = await asyncio.gather(*[step_latencies(browser, url, clicks) for _ in range(normal)], *hostile)
         await browser.close()
-    return {"alone": alone, "under_attack": under_attack, "refused": refused}
+    under_attack, refused = found[:normal], [m for seen in found[normal:] for m in seen]
+    return {"alone": [t for ts in alone for t in ts], "under_attack": [t for ts in under_attack for t in ts],
+            "refused": refused}
 
 
 def in_thread(coroutine):
@@ -229,17 +255,17 @@ def load(n: int, url: str | None = None) -> tuple[list[dict], bool, float]:
             proc.wait(timeout=15)
 
 
-def main_attack(clicks: int) -> None:
+def main_attack(clicks: int, normal: int = 1, attackers: int = 1) -> None:
     proc, url = start_server()
     try:
-        result = in_thread(attack_run(url, clicks))
+        result = in_thread(attack_run(url, clicks, normal, attackers))
         memory = rss_mb(proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=15)
     alone, attacked = statistics.median(result["alone"]), statistics.median(result["under_attack"])
-    print(f"teacher's Next, median of {clicks}: alone {alone * 1000:.0f} ms, while another session attacks "
-          f"{attacked * 1000:.0f} ms ({attacked / alone:.2f}x)")
+    print(f"{normal} session(s) clicking Next, median of {clicks} clicks each: without attackers {alone * 1000:.0f} ms, "
+          f"while {attackers} session(s) attack {attacked * 1000:.0f} ms ({attacked / alone:.2f}x)")
     print(f"attacks refused: {', '.join(result['refused'])}; server memory after: {memory:.0f} MB (limit 1 024 MB)")
 
 
@@ -249,9 +275,12 @@ def main() -> None:
     parser.add_argument("--url")
     parser.add_argument("--attack", action="store_true", help="latency of one session while another attacks")
     parser.add_argument("--clicks", type=int, default=12)
+    parser.add_argument("--normal", type=int, default=1, help="with --attack: sessions that step")
+    parser.add_argument("--attackers", type=int, default=1, help="with --attack: sessions that attack (bombs and hostile "
+                        "files; every second one a training too heavy for the budget)")
     args = parser.parse_args()
     if args.attack:
-        main_attack(args.clicks)
+        main_attack(args.clicks, args.normal, args.attackers)
         return
     results, up, wall = load(args.sessions, args.url)
     for r in results:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from bpeviz_app import runs, sidebar, state, style
+from bpeviz_app import live, runs, sidebar, state, style
 from bpeviz_app.i18n import t
 
 st.set_page_config(page_title="bpeviz: how BPE tokenizers learn", page_icon=str(style.ASSETS / "icon.png"), layout="wide")
@@ -21,8 +21,12 @@ pages = [
     st.Page("app_pages/inspect.py", title=t("nav_inspect"), icon=":material/search:", url_path="inspect"),
     st.Page("app_pages/files.py", title=t("nav_files"), icon=":material/save:", url_path="files"),
 ]
+live.catch_up({p.url_path: p for p in pages})  # a student following the teacher: before any widget is drawn
 page = st.navigation(pages)
 sidebar.show()
+with st.sidebar:
+    live.teacher_panel()
+live.student_bar()
 for kind, notice in state.pop_notices():
     getattr(st, kind)(notice)
 try:
@@ -30,3 +34,4 @@ try:
 finally:  # a page that stopped early (st.stop, an error shown) still keeps what was chosen on it
     state.keep()
 state.sync_url()
+live.publish(page.url_path)

@@ -12,7 +12,7 @@ from bpeviz import pretokenize, render, sampling, sources, training
 from bpeviz.records import ENDOFTEXT, has_raw_bytes
 from bpeviz.reference_encodings import ENCODINGS
 from bpeviz.tokenizer import Tokenizer
-from bpeviz_app import player, runs, sidebar, state, views
+from bpeviz_app import live, player, runs, sidebar, state, views
 from bpeviz_app.i18n import bound, error_text, num, t
 
 MAX_TRACE = 2_000  # characters traced merge by merge
@@ -212,6 +212,8 @@ elif tok is not None:
     except ValueError as exc:
         st.error(render.md(error_text(exc)))
         st.stop()
+    if len(text) <= MAX_TRACE and isinstance(tok, Tokenizer):
+        live.vote_controls("tokens", live.tokens_question(tok, text))
     st.subheader(t("trace"))
     if len(text) > MAX_TRACE:
         st.warning(t("trace_cut", cap=MAX_TRACE))

@@ -10,7 +10,7 @@ import streamlit as st
 
 from bpeviz import render, sources
 from bpeviz.tokenizer import Tokenizer
-from bpeviz_app import player, runs, sidebar
+from bpeviz_app import live, player, runs, sidebar
 from bpeviz_app.i18n import source_label, t, tie_name
 
 
@@ -31,3 +31,4 @@ if tok is not None and lesson.source is not None:
                  split=render.code(s.pretokenizer), rule=tie_name(s.tie_break), base=tok.n_base, merges=len(tok.merges),
                  engine=t(f"engine_{tok.engine or 'python'}")))
     train_player(tok, lesson)
+    live.vote_controls("merge", live.merge_question(tok))

@@ -18,7 +18,7 @@ import streamlit as st
 import bpeviz
 from bpeviz import steps
 
-from . import state, style
+from . import live, state, style
 from .i18n import STRINGS, lang, tie_name, tie_why
 
 LABEL_KEYS = ("first", "prev", "play", "pause", "next", "last", "speed", "step", "tokens_now", "bpt_now", "vocab_now",
@@ -93,6 +93,7 @@ def mount(key: str, kind: str, digest: str, n_steps: int, step_key: str, make_hi
                  on_step_change=lambda: _on_step(key, step_key), on_have_change=_noop, on_speed_change=lambda: _on_speed(key),
                  on_chunk_change=_noop)
     state.sync_url()  # a fragment rerun skips the end of app.py
+    live.publish()  # students follow the step
 
 
 def chunk_maker(tok: bpeviz.Tokenizer):

@@ -111,6 +111,7 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("speed", 1.0, choices=SPEEDS),
     Field("classroom", False, "big"),
     Field("lang", "en", "lang", choices=tuple(LANGUAGES)),
+    Field("live_class", "", "class"),  # a student's live class code (bpeviz_app/live.py)
 )}
 DEFAULTS = {key: f.default for key, f in FIELDS.items()}
 SHADOW = "_w_"  # prefix of the key a bound widget gets (see bind); a bound choice is never a widget's, so it stays

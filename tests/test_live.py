@@ -1,0 +1,106 @@
+"""The live class through AppTest: a teacher starts it, students join with ?class=CODE, follow, vote; it ends."""
+
+from __future__ import annotations
+
+from app_helpers import new_app, plain
+
+from bpeviz_app import live
+
+
+def start_class():
+    teacher = new_app()
+    teacher.run(timeout=120)
+    teacher.button(key="live_start_button").click().run(timeout=120)
+    assert not teacher.exception
+    return teacher, teacher.session_state["live_code"]
+
+
+def student(code: str, **state):
+    at = new_app(live_class=code, **state)
+    at.run(timeout=120)
+    assert not at.exception
+    return at
+
+
+def test_a_teacher_starts_a_class_with_a_code_an_address_and_a_qr_code():
+    teacher, code = start_class()
+    panel = " ".join(m.value for m in teacher.sidebar.markdown)
+    assert f"Class code: {code}" in panel
+    assert any(f"/?class={code}" in c.value for c in teacher.sidebar.code)
+    panel_box = teacher.sidebar.children[len(teacher.sidebar.children) - 1]
+    images = [el for el in panel_box.children.values() if type(el).__name__ == "Image"]
+    assert len(images) == 1  # the QR code, drawn here, nothing fetched
+    assert any("0.0.0.0" in plain(c.value) for c in teacher.sidebar.caption)  # AppTest's server listens on loopback
+
+
+def test_students_follow_the_teachers_settings_step_and_page():
+    teacher, code = start_class()
+    pupils = [student(code) for _ in range(3)]
+    assert "3 students in live class" in " ".join(m.value for m in pupils[-1].markdown)
+    teacher.session_state["vocab_size"] = 50
+    teacher.session_state["step"] = 7
+    teacher.run(timeout=120)
+    for pupil in pupils:
+        pupil.run(timeout=120)
+        assert pupil.session_state["vocab_size"] == 50 and pupil.session_state["step"] == 7
+        assert pupil.session_state["lang"] == "en"  # their own language stays theirs
+    teacher.switch_page("app_pages/encode.py").run(timeout=120)
+    pupils[0].run(timeout=120)
+    assert pupils[0].title[0].value == teacher.title[0].value  # the teacher's page
+
+
+def test_a_student_who_explores_comes_back_to_the_class():
+    teacher, code = start_class()
+    pupil = student(code)
+    pupil.toggle(key="live_following").set_value(False).run(timeout=120)
+    teacher.session_state["step"] = 4
+    teacher.run(timeout=120)
+    pupil.run(timeout=120)
+    assert pupil.session_state["step"] == 0  # exploring: the teacher's step does not pull them
+    pupil.toggle(key="live_following").set_value(True).run(timeout=120)
+    pupil.run(timeout=120)
+    assert pupil.session_state["step"] == 4
+
+
+def test_a_vote_on_the_next_merge_counts_each_student_once_and_ties_right():
+    teacher, code = start_class()
+    pupils = [student(code) for _ in range(3)]
+    teacher.session_state["step"] = 3
+    teacher.run(timeout=120)
+    teacher.button(key="live_vote_merge").click().run(timeout=120)
+    vote = live.rooms().vote(code)
+    assert len(vote.right) == 3  # the toy corpus's fourth merge: three pairs tied at 6
+    right, wrong = sorted(vote.right)[0], next(o for o in vote.options if o not in vote.right)
+    for pupil, choice in zip(pupils, [right, right, wrong]):
+        pupil.run(timeout=120)
+        pupil.radio(key="live_choice_merge_3").set_value(choice).run(timeout=120)
+    pupils[2].radio(key="live_choice_merge_3").set_value(wrong).run(timeout=120)  # the same vote again
+    assert sum(live.rooms().vote(code).tally().values()) == 3
+    teacher.run(timeout=120)
+    teacher.button(key="live_reveal_merge").click().run(timeout=120)
+    assert any("3 votes, 67% right" in s.value for s in teacher.success)
+    pupils[0].run(timeout=120)
+    assert any("You got it" in s.value for s in pupils[0].success)
+
+
+def test_a_wrong_code_and_an_ended_class_say_so_in_the_students_language():
+    pupil = student("ABCDE", lang="pt")
+    assert any("Não há aula ao vivo com o código ABCDE" in plain(e.value) for e in pupil.error)
+    teacher, code = start_class()
+    pupil = student(code)
+    teacher.button(key="live_end_button").click().run(timeout=120)
+    pupil.run(timeout=120)
+    assert any(f"no live class with the code {code}" in plain(e.value) for e in pupil.error)
+    assert "live_code" not in teacher.session_state
+
+
+def test_the_teacher_asks_which_tokens_a_sentence_becomes():
+    teacher, code = start_class()
+    pupil = student(code)
+    teacher.switch_page("app_pages/encode.py").run(timeout=120)
+    teacher.button(key="live_vote_tokens").click().run(timeout=120)
+    vote = live.rooms().vote(code)
+    assert vote.kind == "tokens" and len(vote.options) >= 2 and len(vote.right) == 1
+    assert "o · ␣gato · ␣sub · iu · ␣no" in vote.right  # the README's example, as the trace ends
+    pupil.run(timeout=120)
+    assert "Which tokens will the sentence become?" in " ".join(m.value for m in pupil.markdown)

@@ -97,7 +97,7 @@ def teacher_panel() -> None:
             return
         code = found[0]
         try:
-            _, _, n = rooms().follow(code)
+            rooms().follow(code)
         except BpevizError:
             _end()
             st.warning(t("live_expired"))
@@ -108,8 +108,14 @@ def teacher_panel() -> None:
         st.image(qr_png(address), width=180)
         if address.startswith("http://127."):
             st.caption(t("live_loopback"))
-        st.caption(t("live_students", n=n))
+        head_count(code)
         st.button(t("live_end"), on_click=_end, key="live_end_button")
+
+
+@st.fragment(run_every=FOLLOW_SECONDS * 2)
+def head_count(code: str) -> None:
+    with contextlib.suppress(BpevizError):  # an ended class: the panel says so on the next run
+        st.caption(t("live_students", n=rooms().follow(code)[2]))
 
 
 def publish(page: str | None = None) -> None:
@@ -230,12 +236,11 @@ def student_bar() -> None:
     if not code or teaching() is not None:
         return
     try:
-        n = rooms().join(code, student_id(), st.session_state.get("live_nickname", ""))
+        rooms().join(code, student_id(), st.session_state.get("live_nickname", ""))
     except BpevizError as exc:
         st.error(render.md(error_text(exc)))
         return
     with st.container(border=True):
-        st.markdown(f"**{t('live_joined', code=code, n=n)}**")
         st.session_state.setdefault("live_following", True)
         following = st.toggle(t("live_follow"), key="live_following", on_change=_back_to_class, help=t("live_follow_help"))
         st.text_input(t("live_nickname"), key="live_nickname", max_chars=24)
@@ -266,10 +271,11 @@ def catch_up(page_files: dict) -> None:
 def follow_fragment(code: str, following: bool) -> None:
     """Once a second: a run of the whole page when the teacher's lesson moved; the vote."""
     try:
-        version, lesson, _ = rooms().follow(code)
+        version, lesson, n = rooms().follow(code)
     except BpevizError as exc:
-        st.warning(render.md(error_text(exc)))
+        st.error(render.md(error_text(exc)))
         return
+    st.markdown(f"**{t('live_joined', code=code, n=n)}**")  # here: it moves as students join
     if lesson.get("_unshared"):
         st.caption(t("live_unshared"))
     if following and lesson and st.session_state.get("live_seen") != version:
@@ -293,4 +299,6 @@ def ballot() -> None:
                       key=f"live_choice_{vote.kind}_{vote.step}")
     if choice is not None and choice != mine:
         rooms().cast(code, student_id(), choice)
+        mine = choice
+    if mine is not None:
         st.caption(t("live_counted"))

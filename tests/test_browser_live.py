@@ -1,0 +1,85 @@
+"""A live class in Chromium: a teacher on a projector (1024×768, classroom mode) and three students on phones (390×844)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import assert_no_errors, open_app, wait_text
+from conftest import shot
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+PHONE = {"width": 390, "height": 844}
+AT_STEP_3 = """() => { const c = document.querySelector('[data-testid="bpe-counter"]');
+                      return c && c.innerText.startsWith('3 '); }"""
+
+
+def counter(page) -> str:
+    return page.locator('[data-testid="bpe-counter"]').first.inner_text()
+
+
+def test_a_teacher_and_three_students(browser, app_url):
+    teacher_context = browser.new_context(viewport={"width": 1024, "height": 768})
+    contexts = [teacher_context]
+    try:
+        teacher = teacher_context.new_page()
+        open_app(teacher, app_url, "/?big=1")
+        start = teacher.get_by_role("button", name="Start a live class")
+        for _ in range(3):  # the expander may be drawn again by a run still going: open it until the button shows
+            teacher.locator('[data-testid="stSidebar"] summary', has_text="Live class").click()
+            try:
+                start.wait_for(state="visible", timeout=10_000)
+                break
+            except PlaywrightTimeout:
+                continue
+        start.click()
+        wait_text(teacher, "Class code:")
+        code = re.search(r"Class code: ([A-Z0-9]{5})", teacher.inner_text("body")).group(1)
+        teacher.wait_for_selector('[data-testid="stSidebar"] img', timeout=30_000)  # the QR code
+        shot(teacher, "live-teacher-start")
+
+        students = []
+        for k in range(3):
+            context = browser.new_context(viewport=PHONE)
+            contexts.append(context)
+            student = context.new_page()
+            open_app(student, app_url, f"/?class={code}" + ("&lang=pt" if k == 2 else ""))
+            students.append(student)
+        wait_text(students[0], "3 students in live class")
+        wait_text(students[2], "alunos na aula ao vivo")  # a student reads the class in their own language
+        wait_text(teacher, "3 students have joined")
+
+        for _ in range(3):
+            teacher.get_by_role("button", name="Next ▶").click()
+        teacher.wait_for_function("() => document.querySelector('[data-testid=\"bpe-counter\"]').innerText.startsWith('3 ')")
+        for student in students:  # they follow within about a second, without a reload
+            student.wait_for_function(AT_STEP_3, timeout=30_000)
+        shot(students[0], "live-student-following")
+
+        teacher.get_by_role("button", name="Ask the class: which pair merges next?").click()
+        questions = ["Which pair merges next?", "Which pair merges next?", "Qual par se funde agora?"]
+        for student, question in zip(students, questions):
+            wait_text(student, question, timeout=30_000)
+        for k, student in enumerate(students):
+            options = student.locator('[data-testid="stMain"] [role="radiogroup"]').first.locator("label")
+            options.nth(k % options.count()).click()
+            wait_text(student, "counted" if k < 2 else "contado", timeout=30_000)
+        wait_text(teacher, "3 votes so far", timeout=30_000)
+        shot(teacher, "live-teacher-votes")
+        teacher.get_by_role("button", name="Reveal the answer").click()
+        wait_text(teacher, "3 votes,", timeout=30_000)
+        for student in students:
+            student.wait_for_function("() => /You got it|The answer|Acertou|A resposta/.test(document.body.innerText)",
+                                      timeout=30_000)
+        shot(students[0], "live-student-revealed")
+        shot(students[2], "live-student-revealed-pt")
+        for page in (teacher, *students):
+            assert_no_errors(page)
+
+        teacher.get_by_role("button", name="End the class").click()
+        wait_text(teacher, "Start a live class")
+        wait_text(students[0], f"no live class with the code {code}", timeout=30_000)
+    finally:
+        for context in contexts:
+            context.close()

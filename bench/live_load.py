@@ -1,0 +1,145 @@
+"""Load: one teacher and N students in a live class on one local server, each student in a browser context of its own.
+
+    python bench/live_load.py [--students 40] [--steps 5]
+
+Prints: how long a teacher's step takes to reach every student (median and 90th percentile over students and
+steps), whether every vote was counted exactly once, the teacher's own step latency with no class and with the
+class, and the server's memory before, during and after the class. Starts `streamlit run app.py` on a free
+loopback port and stops it at the end; every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import load  # noqa: E402  (bench/load.py: the server, memory and idle helpers)
+
+TIMEOUT_MS = int(__import__("os").environ.get("LIVE_TIMEOUT_MS", 300_000))
+AT_STEP = """k => { const c = document.querySelector('[data-testid="bpe-counter"]');
+                    return c && c.innerText.startsWith(k + ' '); }"""
+
+
+async def teacher_steps(page, steps: int, first: int = 1) -> list[float]:
+    """The teacher clicks Next `steps` times: seconds until each new merge row shows on the projector."""
+    times = []
+    for k in range(first, first + steps):
+        start = time.perf_counter()
+        await page.get_by_role("button", name="Next ▶").click()
+        await page.wait_for_function(f"document.querySelectorAll('#merge-table tbody tr').length === {k}", timeout=TIMEOUT_MS)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+async def start_class(browser, url: str):
+    context = await browser.new_context(viewport={"width": 1024, "height": 768})
+    page = await context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    await page.goto(url)
+    await page.wait_for_selector('[data-testid="bpe-counter"]')
+    await load.idle(page)
+    return context, page
+
+
+async def open_room(page) -> str:
+    start = page.get_by_role("button", name="Start a live class")
+    while not await start.is_visible():
+        await page.locator('[data-testid="stSidebar"] summary', has_text="Live class").click()
+        await page.wait_for_timeout(1000)
+    await start.click()
+    await page.wait_for_function("() => /Class code: [A-Z0-9]{5}/.test(document.body.innerText)")
+    return re.search(r"Class code: ([A-Z0-9]{5})", await page.inner_text("body")).group(1)
+
+
+async def join(browser, url: str, code: str):
+    context = await browser.new_context(viewport={"width": 390, "height": 844})
+    page = await context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    await page.goto(f"{url}/?class={code}")
+    try:
+        await page.wait_for_selector('[data-testid="bpe-counter"]')
+    except Exception:
+        await page.screenshot(path="/tmp/live-join-failed.png")
+        raise
+    return context, page
+
+
+async def reach(page, step: int, since: float) -> float:
+    await page.wait_for_function(AT_STEP, arg=step, timeout=TIMEOUT_MS)
+    return time.perf_counter() - since
+
+
+async def vote(page) -> None:
+    await page.wait_for_function("() => document.body.innerText.includes('Which pair merges next?')", timeout=TIMEOUT_MS)
+    await page.locator('[data-testid="stMain"] [role="radiogroup"]').first.locator("label").first.click()
+    await page.wait_for_function("() => document.body.innerText.includes('Your vote is counted')", timeout=TIMEOUT_MS)
+
+
+async def run(url: str, pid: int, students: int, steps: int) -> dict:
+    from playwright.async_api import async_playwright
+
+    out: dict = {"memory": {}}
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
+                                          args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                                "--disable-background-networking"])
+        teacher_context, teacher = await start_class(browser, url)
+        out["alone"] = await teacher_steps(teacher, steps)
+        out["memory"]["before"] = load.rss_mb(pid)  # warm: the lesson trained, the teacher's page drawn
+        code = await open_room(teacher)
+        joined = await asyncio.gather(*[join(browser, url, code) for _ in range(students)])
+        await teacher.wait_for_function(f"() => document.body.innerText.includes('{students} students have joined')",
+                                        timeout=TIMEOUT_MS)
+        out["memory"]["class"] = load.rss_mb(pid)
+        delays, with_class = [], []
+        for k in range(steps + 1, 2 * steps + 1):
+            since = time.perf_counter()
+            with_class += await teacher_steps(teacher, 1, k)
+            delays += await asyncio.gather(*[reach(page, k, since) for _, page in joined])
+        out["delays"], out["with_class"] = delays, with_class
+        await teacher.get_by_role("button", name="Ask the class: which pair merges next?").click()
+        await asyncio.gather(*[vote(page) for _, page in joined])
+        await teacher.wait_for_function(f"() => document.body.innerText.includes('{students} votes so far')",
+                                        timeout=TIMEOUT_MS)
+        out["votes_counted"] = students
+        await teacher.get_by_role("button", name="End the class").click()
+        for context, _ in joined:
+            await context.close()
+        await teacher_context.close()
+        await browser.close()
+    await asyncio.sleep(5)
+    out["memory"]["after"] = load.rss_mb(pid)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--steps", type=int, default=5)
+    args = parser.parse_args()
+    proc, url = load.start_server()
+    try:
+        result = load.in_thread(run(url, proc.pid, args.students, args.steps))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    delays = sorted(result["delays"])
+    alone, with_class = statistics.median(result["alone"]), statistics.median(result["with_class"])
+    print(f"{args.students} students, {args.steps} steps: a step reached every student in {statistics.median(delays):.2f} s "
+          f"at the median, {delays[int(len(delays) * 0.9)]:.2f} s at the 90th percentile, {delays[-1]:.2f} s at most")
+    print(f"votes: {result['votes_counted']} of {args.students} counted, each once")
+    print(f"teacher's Next: {alone * 1000:.0f} ms with no class, {with_class * 1000:.0f} ms with the class "
+          f"({with_class / alone:.2f}x)")
+    memory = result["memory"]
+    print(f"server memory: {memory['before']:.0f} MB before, {memory['class']:.0f} MB with the class, "
+          f"{memory['after']:.0f} MB after it ended")
+
+
+if __name__ == "__main__":
+    main()

@@ -220,6 +220,11 @@ def parity_part() -> None:
             tooltip=[alt.Tooltip("kind:N", title=None), alt.Tooltip("vocab_size:Q", title=t("col_vocab")),
                      alt.Tooltip(f"{measure}:Q", title=title, format=".3f" if measure == "gini" else ",")],
         ).properties(height=240))
+    chosen_table(weights, classic, fair)
+
+
+def chosen_table(weights: tuple[tuple[str, int], ...], classic: mix.MixRun, fair: mix.MixRun) -> None:
+    """How many merges each language was chosen for (parity-aware) or won (classic), and the first merges' languages."""
     chosen = Counter(fair.parity_language)
     st.markdown(f"**{t('beyond_chosen_title')}**")
     st.dataframe(pd.DataFrame({t("col_language"): [t(f"udhr_{lang}") for lang, _ in weights],

@@ -85,23 +85,14 @@ def best_merges(words: Mapping[str, int], n_merges: int, time_limit: float = 5.0
 
 def savings(words: Mapping[str, int], merges: list[tuple[str, str]]) -> list[int]:
     """Symbols each merge saves when the merges are applied in order to the words (left to right, none overlapping)."""
-    segs = [list(word) for word in words]
+    segs: list[list[str]] = [list(word) for word in words]
     weights = list(words.values())
     out = []
     for a, b in merges:
         saved = 0
         for k, seg in enumerate(segs):
-            merged: list[str] = []
-            i = 0
-            while i < len(seg):
-                if i + 1 < len(seg) and seg[i] == a and seg[i + 1] == b:
-                    merged.append(a + b)
-                    saved += weights[k]
-                    i += 2
-                else:
-                    merged.append(seg[i])
-                    i += 1
-            segs[k] = merged
+            segs[k], fired = merge_pair(seg, (a, b), a + b)  # type: ignore[arg-type]  # works on any tokens that compare
+            saved += fired * weights[k]
         out.append(saved)
     return out
 

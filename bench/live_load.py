@@ -1,6 +1,9 @@
 """Load: one teacher and N students in a live class on one local server, each student in a browser context of its own.
 
-    python bench/live_load.py [--students 40] [--steps 5]
+    python bench/live_load.py [--students 40] [--steps 5] [--protocol]
+
+--protocol makes the students lighter clients that speak Streamlit's websocket protocol (bench/protocol_student.py)
+instead of browsers, so that forty students' renderers do not share the server's two cores.
 
 Prints: how long a teacher's step takes to reach every student (median and 90th percentile over students and
 steps), whether every vote was counted exactly once, the teacher's own step latency with no class and with the
@@ -21,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import load  # noqa: E402  (bench/load.py: the server, memory and idle helpers)
 
+SETTLE_SECONDS = 130  # Streamlit keeps a closed session's state for server.disconnectedSessionTTL (120 s)
 TIMEOUT_MS = int(__import__("os").environ.get("LIVE_TIMEOUT_MS", 300_000))
 AT_STEP = """k => { const c = document.querySelector('[data-testid="bpe-counter"]');
                     return c && c.innerText.startsWith(k + ' '); }"""
@@ -81,7 +85,36 @@ async def vote(page) -> None:
     await page.wait_for_function("() => document.body.innerText.includes('Your vote is counted')", timeout=TIMEOUT_MS)
 
 
-async def run(url: str, pid: int, students: int, steps: int) -> dict:
+async def protocol_class(teacher, url: str, code: str, students: int, steps: int, out: dict, pid: int,
+                         first: int = 1) -> None:
+    """The same class with students as protocol clients (bench/protocol_student.py): the server measured alone."""
+    import protocol_student
+
+    until = asyncio.Event()
+    pupils = [protocol_student.Student(url, code) for _ in range(students)]
+    tasks = [asyncio.create_task(p.run(until)) for p in pupils]
+    await teacher.wait_for_function(f"() => document.body.innerText.includes('{students} students have joined')",
+                                    timeout=TIMEOUT_MS)
+    await asyncio.sleep(3)
+    out["memory"]["class"] = load.rss_mb(pid)
+    delays, with_class = [], []
+    for k in range(first + steps, first + 2 * steps):
+        since = time.perf_counter()
+        with_class += await teacher_steps(teacher, 1, k)
+        deadline = time.perf_counter() + TIMEOUT_MS / 1000
+        while any(k not in p.first_seen for p in pupils) and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
+        delays += [p.first_seen[k] - since for p in pupils if k in p.first_seen]
+    out["delays"], out["with_class"] = out.get("delays", []) + delays, out.get("with_class", []) + with_class
+    await teacher.get_by_role("button", name="Ask the class: which pair merges next?").click()
+    await teacher.wait_for_function(f"() => document.body.innerText.includes('{students} votes so far')",
+                                    timeout=TIMEOUT_MS)
+    out["votes_counted"] = min(out.get("votes_counted", students), sum(p.counted for p in pupils))
+    until.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def run(url: str, pid: int, students: int, steps: int, protocol: bool = False, classes: int = 1) -> dict:
     from playwright.async_api import async_playwright
 
     out: dict = {"memory": {}}
@@ -92,6 +125,16 @@ async def run(url: str, pid: int, students: int, steps: int) -> dict:
         teacher_context, teacher = await start_class(browser, url)
         out["alone"] = await teacher_steps(teacher, steps)
         out["memory"]["before"] = load.rss_mb(pid)  # warm: the lesson trained, the teacher's page drawn
+        if protocol:
+            for k in range(classes):  # a second class shows whether memory grows class after class
+                code = await open_room(teacher)
+                await protocol_class(teacher, url, code, students, steps, out, pid, first=1 + k * steps)
+                await teacher.get_by_role("button", name="End the class").click()
+                await asyncio.sleep(SETTLE_SECONDS)
+                out["memory"].setdefault("after", []).append(load.rss_mb(pid))
+            await teacher_context.close()
+            await browser.close()
+            return out
         code = await open_room(teacher)
         joined = await asyncio.gather(*[join(browser, url, code) for _ in range(students)])
         await teacher.wait_for_function(f"() => document.body.innerText.includes('{students} students have joined')",
@@ -113,7 +156,7 @@ async def run(url: str, pid: int, students: int, steps: int) -> dict:
             await context.close()
         await teacher_context.close()
         await browser.close()
-    await asyncio.sleep(5)
+    await asyncio.sleep(SETTLE_SECONDS)
     out["memory"]["after"] = load.rss_mb(pid)
     return out
 
@@ -122,10 +165,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--protocol", action="store_true", help="students as websocket clients, not browsers")
+    parser.add_argument("--classes", type=int, default=1, help="with --protocol: classes one after another")
     args = parser.parse_args()
     proc, url = load.start_server()
     try:
-        result = load.in_thread(run(url, proc.pid, args.students, args.steps))
+        result = load.in_thread(run(url, proc.pid, args.students, args.steps, args.protocol, args.classes))
     finally:
         proc.terminate()
         proc.wait(timeout=15)
@@ -137,8 +182,9 @@ def main() -> None:
     print(f"teacher's Next: {alone * 1000:.0f} ms with no class, {with_class * 1000:.0f} ms with the class "
           f"({with_class / alone:.2f}x)")
     memory = result["memory"]
+    after = memory["after"] if isinstance(memory["after"], list) else [memory["after"]]
     print(f"server memory: {memory['before']:.0f} MB before, {memory['class']:.0f} MB with the class, "
-          f"{memory['after']:.0f} MB after it ended")
+          f"{' then '.join(f'{m:.0f}' for m in after)} MB {SETTLE_SECONDS} s after each class ended")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ sidebar.show()
 with st.sidebar:
     live.teacher_panel()
 live.student_bar()
+live.teacher_banner()
 for kind, notice in state.pop_notices():
     getattr(st, kind)(notice)
 try:

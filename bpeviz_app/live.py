@@ -112,6 +112,20 @@ def teacher_panel() -> None:
         st.button(t("live_end"), on_click=_end, key="live_end_button")
 
 
+def teacher_banner() -> None:
+    """At the top of the teacher's page, where the projector shows it: the code, the address, how many have joined."""
+    found = teaching()
+    if found is not None:
+        banner(found[0], join_address(found[0]))
+
+
+@st.fragment(run_every=FOLLOW_SECONDS * 2)
+def banner(code: str, address: str) -> None:
+    with contextlib.suppress(BpevizError):  # an ended class: the panel says so on the next run
+        n = rooms().follow(code)[2]
+        st.markdown(f"**{t('live_joined', code=code, n=n)}** · {render.code(address)}")
+
+
 @st.fragment(run_every=FOLLOW_SECONDS * 2)
 def head_count(code: str) -> None:
     with contextlib.suppress(BpevizError):  # an ended class: the panel says so on the next run

@@ -49,6 +49,8 @@ def test_a_teacher_and_three_students(browser, app_url):
         wait_text(students[0], "3 students in live class")
         wait_text(students[2], "alunos na aula ao vivo")  # a student reads the class in their own language
         wait_text(teacher, "3 students have joined")
+        banner = teacher.locator('[data-testid="stMain"]').get_by_text(f"3 students in live class {code}")
+        banner.wait_for(state="visible", timeout=30_000)  # at the top of the projector's page, not only in the sidebar
 
         for _ in range(3):
             teacher.get_by_role("button", name="Next ▶").click()

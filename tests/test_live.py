@@ -31,6 +31,7 @@ def test_a_teacher_starts_a_class_with_a_code_an_address_and_a_qr_code():
     images = [el for el in panel_box.children.values() if type(el).__name__ == "Image"]
     assert len(images) == 1  # the QR code, drawn here, nothing fetched
     assert any("0.0.0.0" in plain(c.value) for c in teacher.sidebar.caption)  # AppTest's server listens on loopback
+    assert any(f"0 students in live class {code}" in m.value for m in teacher.main.markdown)  # the projector's banner
 
 
 def test_students_follow_the_teachers_settings_step_and_page():

@@ -81,6 +81,7 @@ def join_address(code: str) -> str:
     return f"http://{host}:{port}/?class={code}"
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
 def qr_png(text: str) -> bytes:
     out = io.BytesIO()
     segno.make(text, error="m").save(out, kind="png", scale=6, border=2)
@@ -185,7 +186,7 @@ def tally_fragment(kind: str) -> None:
         return
     tally_chart(vote)
     if vote.revealed:
-        st.success(t("live_revealed", right=", ".join(sorted(vote.right)), share=f"{vote.share_right():.0%}",
+        st.success(t("live_revealed", right=render.md(", ".join(sorted(vote.right))), share=f"{vote.share_right():.0%}",
                      n=len(vote.ballots)))
     else:
         st.button(t("live_reveal"), key=f"live_reveal_{kind}", on_click=_reveal)
@@ -307,9 +308,10 @@ def ballot() -> None:
     if vote.revealed:
         right = mine in vote.right
         (st.success if right else st.info)(t("live_you_right" if right else "live_you_other",
-                                             right=", ".join(sorted(vote.right))))
+                                             right=render.md(", ".join(sorted(vote.right)))))
         return
-    choice = st.radio(t("live_pick"), list(vote.options), index=vote.options.index(mine) if mine in vote.options else None,
+    choice = st.radio(t("live_pick"), list(vote.options), format_func=render.md,  # tokens of the teacher's corpus
+                      index=vote.options.index(mine) if mine in vote.options else None,
                       key=f"live_choice_{vote.kind}_{vote.step}")
     if choice is not None and choice != mine:
         rooms().cast(code, student_id(), choice)

@@ -105,3 +105,23 @@ def test_the_teacher_asks_which_tokens_a_sentence_becomes():
     assert "o · ␣gato · ␣sub · iu · ␣no" in vote.right  # the README's example, as the trace ends
     pupil.run(timeout=120)
     assert "Which tokens will the sentence become?" in " ".join(m.value for m in pupil.markdown)
+
+
+def test_vote_options_from_a_hostile_corpus_are_shown_inert():
+    """Options are tokens of the teacher's corpus: Markdown in them is escaped in the answer and the radio's labels."""
+    text = "![p](http://127.0.0.1:9/x) " * 40
+    teacher = new_app(source="paste", pasted=text, vocab_size=60)
+    teacher.run(timeout=120)
+    teacher.button(key="live_start_button").click().run(timeout=120)
+    code = teacher.session_state["live_code"]
+    pupil = student(code)
+    teacher.button(key="live_vote_merge").click().run(timeout=120)
+    pupil.run(timeout=120)
+    radio = pupil.radio(key="live_choice_merge_0")
+    assert any("\\(" in label or "\\!" in label or "\\[" in label for label in radio.proto.options)
+    radio.set_value(live.rooms().vote(code).options[0]).run(timeout=120)  # the widget's labels are the escaped text
+    teacher.run(timeout=120)
+    teacher.button(key="live_reveal_merge").click().run(timeout=120)
+    pupil.run(timeout=120)
+    shown = [m.value for m in [*teacher.success, *pupil.success, *pupil.info]]
+    assert shown and all("](http" not in value for value in shown)

@@ -226,10 +226,11 @@ def parity_part() -> None:
 def chosen_table(weights: tuple[tuple[str, int], ...], classic: mix.MixRun, fair: mix.MixRun) -> None:
     """How many merges each language was chosen for (parity-aware) or won (classic), and the first merges' languages."""
     chosen = Counter(fair.parity_language)
+    won = classic.wins()  # one pass over the merges for every language
     st.markdown(f"**{t('beyond_chosen_title')}**")
     st.dataframe(pd.DataFrame({t("col_language"): [t(f"udhr_{lang}") for lang, _ in weights],
                                t("beyond_chosen"): [chosen[lang] for lang, _ in weights],
-                               t("beyond_won_classic"): [classic.wins()[lang][-1] for lang, _ in weights]}),
+                               t("beyond_won_classic"): [won[lang][-1] for lang, _ in weights]}),
                  hide_index=True, width="stretch")
     firsts = [[m.rank, render.merge_text(m), t(f"udhr_{fair.parity_language[m.rank - 1]}")] for m in fair.tok.merges[:SHOWN_ROWS]]
     st.markdown(render.table_html([t("col_rank"), t("col_merge"), t("beyond_chosen_for")], firsts), unsafe_allow_html=True)

@@ -46,7 +46,7 @@ GPT4_HF_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"(?:\p{N}{1,3})+")
 # cl100k_base's pattern with digits grouped right to left, as commas group them: 1234567 -> 1|234|567
 # (Singh & Strouse 2024: arithmetic is markedly better so). A group is 1-3 digits followed by whole threes.
 R2L_DIGITS_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))")
-# SuperBPE's second stage (Liu et al. 2025, as its authors' training script): no split at spaces, only digits
+# SuperBPE's second stage (Liu et al. 2025; the split its authors' training script uses): no split at spaces, only digits
 # stand apart, grouped in threes from the right; a superword may hold spaces, newlines and punctuation.
 SUPERWORD_PATTERN = r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|[^\p{N}]+"
 # SentencePiece's split: only spaces separate words, each word keeps the space before it (its ▁).

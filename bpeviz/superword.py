@@ -5,7 +5,7 @@ resumes on the text cut only by the "superword" split (digits stand apart, group
 the authors' training script does; spaces, newlines and punctuation no longer cut): the stage-1
 merges are replayed on those long pieces, then merging goes on, so pairs like (" of", " the") win.
 The finished tokenizer is plain BPE with the superword split: encoding replays every merge in rank
-order, as the authors' released tokenizer.json does. With t = vocab_size it is plain BPE.
+order over the superword pieces. With t = vocab_size it is plain BPE.
 """
 
 from __future__ import annotations

@@ -124,14 +124,15 @@ async def run(url: str, pid: int, students: int, steps: int, protocol: bool = Fa
                                                 "--disable-background-networking"])
         teacher_context, teacher = await start_class(browser, url)
         out["alone"] = await teacher_steps(teacher, steps)
-        out["memory"]["before"] = load.rss_mb(pid)  # warm: the lesson trained, the teacher's page drawn
+        # warm: the lesson trained, the teacher's page drawn, the server's background warm-up done
+        out["memory"]["before"] = await asyncio.to_thread(load.settled_rss_mb, pid)
         if protocol:
             for k in range(classes):  # a second class shows whether memory grows class after class
                 code = await open_room(teacher)
                 await protocol_class(teacher, url, code, students, steps, out, pid, first=1 + k * steps)
                 await teacher.get_by_role("button", name="End the class").click()
                 await asyncio.sleep(SETTLE_SECONDS)
-                out["memory"].setdefault("after", []).append(load.rss_mb(pid))
+                out["memory"].setdefault("after", []).append(await asyncio.to_thread(load.settled_rss_mb, pid))
             await teacher_context.close()
             await browser.close()
             return out
@@ -157,7 +158,7 @@ async def run(url: str, pid: int, students: int, steps: int, protocol: bool = Fa
         await teacher_context.close()
         await browser.close()
     await asyncio.sleep(SETTLE_SECONDS)
-    out["memory"]["after"] = load.rss_mb(pid)
+    out["memory"]["after"] = await asyncio.to_thread(load.settled_rss_mb, pid)
     return out
 
 
@@ -183,8 +184,9 @@ def main() -> None:
           f"({with_class / alone:.2f}x)")
     memory = result["memory"]
     after = memory["after"] if isinstance(memory["after"], list) else [memory["after"]]
-    print(f"server memory: {memory['before']:.0f} MB before, {memory['class']:.0f} MB with the class, "
-          f"{' then '.join(f'{m:.0f}' for m in after)} MB {SETTLE_SECONDS} s after each class ended")
+    print(f"server memory (settled): {memory['before']:.0f} MB before, {memory['class']:.0f} MB with the class, "
+          f"{' then '.join(f'{m:.0f}' for m in after)} MB {SETTLE_SECONDS} s after each class ended "
+          f"({max(after) / memory['before']:.2f}x the baseline at most)")
 
 
 if __name__ == "__main__":

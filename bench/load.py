@@ -214,6 +214,22 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def settled_rss_mb(pid: int, still_mb: float = 3.0, window: int = 5, every: float = 2.0, at_most: float = 300.0) -> float:
+    """The server's memory once it has stopped moving: `window` readings `every` seconds apart within `still_mb`.
+
+    A fresh server warms up in the background (real tokenizers, the default mix, the compiled engine), so a
+    baseline read too early is lower than the server's own steady state. Bounded by `at_most` seconds.
+    """
+    readings = [rss_mb(pid)]
+    deadline = time.monotonic() + at_most
+    while time.monotonic() < deadline:
+        time.sleep(every)
+        readings = [*readings[-(window - 1):], rss_mb(pid)]
+        if len(readings) == window and max(readings) - min(readings) <= still_mb:
+            break
+    return readings[-1]
+
+
 def healthy(url: str) -> bool:
     try:
         with urllib.request.urlopen(url + "/_stcore/health", timeout=5) as response:

@@ -51,6 +51,10 @@ R2L_DIGITS_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}(?=(?:\p{N
 SUPERWORD_PATTERN = r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|[^\p{N}]+"
 # SentencePiece's split: only spaces separate words, each word keeps the space before it (its ▁).
 SPACES_PATTERN = r""" ?[^ ]+| """
+# SentencePiece's own trainer also keeps U+001F and U+2585 (its unknown-piece mark ▅) out of every piece: probed with
+# sentencepiece 0.2, they are the only code points it never puts in a piece (control characters such as U+0001 or a
+# tab it merges like letters). Standing alone, they are never inside a merge.
+SENTENCEPIECE_PATTERN = " ?[^ \x1f\u2585]+| |[\x1f\u2585]"  # the two characters themselves, so `re` reads it too
 # BERT's split (BertPreTokenizer, Whitespace in HF tokenizers): whitespace runs, runs of other non-punctuation,
 # each punctuation sign alone (ASCII symbols count as punctuation, as BERT's do).
 BERT_SPLIT = r"\s+|[^\s\p{P}!-/:-@\[-`{-~]+|[\p{P}!-/:-@\[-`{-~]"
@@ -93,6 +97,9 @@ PRETOKENIZERS: dict[str, Pretokenizer] = {
                               chunkable=False, newline_cut=False),
     "spaces": Pretokenizer("spaces", SPACES_PATTERN, "only spaces split; each word keeps its space (SentencePiece's ▁word)",
                            newline_cut=False),
+    "sentencepiece": Pretokenizer("sentencepiece", SENTENCEPIECE_PATTERN, "SentencePiece's split: only spaces split, each "
+                                  "word keeps its space; U+001F and U+2585 (▅), which SentencePiece keeps out of every "
+                                  "piece, stand alone", newline_cut=False),
 }
 _PRESET_PATTERNS = frozenset(p.pattern for p in PRETOKENIZERS.values() if p.pattern)
 CUSTOM_TIMEOUT_SECONDS = 1.0

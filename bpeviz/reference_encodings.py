@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from unittest import mock
 
 GPT2_VOCAB_BPE_SHA256 = "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"  # as in tiktoken_ext
 
@@ -30,6 +29,7 @@ SHIPPED_FILES = {
 }
 
 _patch_lock = threading.Lock()
+_building = threading.local()  # set while this thread builds an OpenAI encoding
 
 
 class MissingDataError(RuntimeError):
@@ -57,6 +57,22 @@ def read_shipped(url: str, expected_hash: str | None = None) -> bytes:
     return data
 
 
+def _route_tiktoken_reads(load) -> None:
+    """Install once: tiktoken.load.read_file_cached reads bpeviz's shipped files in a thread building an encoding."""
+    with _patch_lock:
+        if getattr(load.read_file_cached, "_bpeviz", False):
+            return
+        theirs = load.read_file_cached
+
+        def read(url: str, expected_hash: str | None = None) -> bytes:
+            if getattr(_building, "active", False):
+                return read_shipped(url, expected_hash)
+            return theirs(url, expected_hash)
+
+        read._bpeviz = True  # type: ignore[attr-defined]
+        load.read_file_cached = read
+
+
 def _openai(name: str):  # -> tiktoken.Encoding
     """One of tiktoken's own OpenAI encodings, its data files answered from disk."""
     try:
@@ -65,9 +81,14 @@ def _openai(name: str):  # -> tiktoken.Encoding
         from tiktoken_ext import openai_public
     except ModuleNotFoundError as exc:
         raise MissingDataError("The real encodings need the package 'tiktoken': pip install tiktoken") from exc
-    # tiktoken's loaders fetch through tiktoken.load.read_file_cached; we answer from disk.
-    with _patch_lock, mock.patch.object(tiktoken.load, "read_file_cached", read_shipped):
+    # tiktoken's loaders fetch through tiktoken.load.read_file_cached; we answer from disk, and only for this thread
+    # while it builds (a module-wide patch would also answer another thread's tiktoken.load call with ours)
+    _route_tiktoken_reads(tiktoken.load)
+    _building.active = True
+    try:
         spec = openai_public.ENCODING_CONSTRUCTORS[name]()
+    finally:
+        _building.active = False
     spec.pop("explicit_n_vocab", None)
     from .open_models import PanicSafeEncoding
 

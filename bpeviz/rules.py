@@ -114,7 +114,8 @@ DIALECTS: dict[str, Dialect] = {
                   "bytes", None, "hf", "overlapping", split_as=(("gpt4", "gpt4-hf"),), library="tokenizers"),
     "sentencepiece-bpe": Dialect("sentencepiece-bpe", "SentencePiece's BPE trainer: characters, a space (▁) starts each "
                                  "word and each sentence, only spaces split, overlapping counts, a tie goes to the shorter "
-                                 "then the smaller piece, a piece made twice is learned once", "chars", "spaces",
+                                 "then the smaller piece, a piece made twice is learned once, U+001F never joins a piece; it "
+                                 "stops at the last pair", "chars", "sentencepiece",
                                  "sentencepiece", "overlapping", unique_tokens=True, dummy_prefix=True, library="sentencepiece"),
     "tiktoken-educational": Dialect("tiktoken-educational", "tiktoken's educational bpe_train: bytes, GPT-2's pattern as "
                                     "first published, overlapping counts, the first pair to occur wins a tie", "bytes",

@@ -24,7 +24,8 @@ from .i18n import STRINGS, lang, tie_name, tie_why
 LABEL_KEYS = ("first", "prev", "play", "pause", "next", "last", "speed", "step", "tokens_now", "bpt_now", "vocab_now",
               "merge_table", "pair_counts", "corpus_now", "quiz", "your_guess", "reveal", "quiz_hidden", "quiz_right", "legend",
               "no_merge_yet", "all_done", "no_pair_left", "table_cols", "rows_window", "partial_flag", "showing_chars",
-              "replay_counts", "click_row", "highlighting", "loading", "trace_cols", "start", "after_step", "no_more",
+              "replay_counts", "click_row", "highlighting", "highlighting_also", "highlighting_inside", "highlighting_none",
+              "loading", "trace_cols", "start", "after_step", "no_more",
               "seconds_per_step", "wp_cols", "ug_cols", "no_round_yet", "loglik_now", "wp_same", "wp_detail", "ug_start",
               "ug_detail", "ug_final")
 

@@ -98,6 +98,16 @@ def test_steps_redraw_in_the_browser_and_the_views_agree(app_url, page):
     assert counter(page) == "10 / 41" and page.locator(".bpe-chip.bpe-hl").count() == 4  # merge 10 made ␣gato: four cats
     page.locator("#merge-table tbody tr").nth(5).click()  # merge 6: ã + o
     assert [c.inner_text() for c in page.locator(".bpe-chip.bpe-hl").all()] == ["ão"] * 6
+    page.locator("h1").click()
+    page.keyboard.press("End")
+    rows = page.locator("#merge-table tbody tr")
+    cells = [row.locator("td").all_inner_texts() for row in rows.all()]
+    rank = next(k for k, row in enumerate(cells) if row[1] == "␣ + c → ␣c")  # ␣c lives only inside ␣cão, ␣chão
+    rows.nth(rank).click()
+    assert page.locator(".bpe-chip.bpe-hl").count() == 0  # never on its own at the last step: issue 27.5
+    inside = set(page.locator(".bpe-chip.bpe-hl-in").all_inner_texts())
+    assert inside and all(token.startswith("␣c") for token in inside) and {"␣cão", "␣chão"} <= inside
+    assert "lives inside longer tokens" in page.locator('[data-testid="bpe-corpus"]').inner_text()
     header = page.evaluate("getComputedStyle(document.querySelector('#merge-table th')).position")
     assert header == "sticky"
 

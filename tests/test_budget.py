@@ -37,6 +37,26 @@ def test_the_budget_stops_on_time_and_when_the_visitor_leaves():
     assert caught.value.code == "visitor_left"
 
 
+def test_the_budget_stops_a_run_that_grows_the_servers_memory_too_much():
+    readings = iter([100, 150, 260])  # bytes: at the start, then at two progress calls
+    watch = budget.Budget(memory_bytes=100, memory=lambda: next(readings)).watch()
+    watch(1, 10)  # grew by 50: within budget
+    with pytest.raises(BpevizError, match="more than 0 MB") as caught:
+        watch(2, 10)  # grew by 160
+    assert caught.value.code == "budget_memory"
+
+
+@pytest.mark.skipif(budget.resident_bytes() is None, reason="no /proc here: the memory budget is off, as the module says")
+def test_the_memory_budget_reads_the_real_resident_set():
+    held = []
+    watch = budget.Budget(memory_bytes=30_000_000).watch()
+    watch(0, 2)
+    held.append(bytes(range(256)) * 312_500)  # 80 MB written, so resident, not only reserved
+    with pytest.raises(BpevizError) as caught:
+        watch(1, 2)
+    assert caught.value.code == "budget_memory" and len(held[0]) == 80_000_000
+
+
 TRAININGS = {
     "bpe": lambda p: bpeviz.train(TEXT, vocab_size=1500, level="bytes", engine="python", progress=p),
     "wordpiece": lambda p: bpeviz.train(TEXT, vocab_size=900, algorithm="wordpiece", progress=p),

@@ -138,6 +138,23 @@ def test_the_sentencepiece_dialect_learns_what_sentencepiece_learns(engine):
     assert ours == pieces[: len(ours)]
 
 
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_the_sentencepiece_dialect_keeps_out_of_its_merges_what_sentencepiece_keeps_out(engine):
+    # issue 26.6: SentencePiece never puts U+001F in a piece; U+0001 and a tab it merges like letters
+    lines = [f"{line}\x1f: q{k % 7} \x01y\t\"" for k, line in enumerate(ENGLISH.splitlines()[:400]) if line.strip()]
+    tok = bpeviz.train(lines, vocab_size=len(set("".join(lines)) | {" "}) + 300, dialect="sentencepiece-bpe",
+                       engine=engine_param(engine))
+    pieces = sentencepiece_pieces(lines, 1 + tok.n_base - 1 + 300)[1:]  # its alphabet lacks U+001F
+    ours = [m.token.replace(" ", "▁") for m in tok.merges]
+    assert ours == pieces[: len(ours)] and len(ours) == 300
+    assert any("\x01" in p for p in ours) and any("\t" in p for p in ours)
+    assert not any("\x1f" in p for p in pieces)
+    # SentencePiece leaves a sentence holding U+2585 (its ▅ mark) out of training altogether; bpeviz keeps the
+    # sentence with ▅ standing alone, so no merge holds it (README, dialects)
+    marked = bpeviz.train(["ab▅c ab▅c ab▅c"], vocab_size=20, dialect="sentencepiece-bpe")
+    assert {m.token for m in marked.merges} == {"ab", " ab"}
+
+
 def test_a_dialect_gives_way_to_what_is_asked():
     tok = bpeviz.train("o gato o gato", vocab_size=300, dialect="hf", tie_break="first")
     assert tok.settings.tie_break == "first" and tok.settings.level == "bytes" and tok.settings.dialect == "hf"

@@ -62,3 +62,25 @@ def test_language_counts_equal_tiktoken():
 def test_the_network_guard_blocks_the_internet():
     with pytest.raises(OSError, match="network blocked"):
         urllib.request.urlopen("https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken", timeout=5)
+
+
+def test_building_an_encoding_does_not_answer_another_threads_tiktoken_reads(tmp_path):
+    # the build once patched tiktoken.load module-wide: a test reading its own .tiktoken file in another thread
+    # meanwhile got "bpeviz ships no copy of …/tok.tiktoken" (seen when an AppTest's warm-up built the encodings)
+    import threading
+
+    import tiktoken.load
+
+    path = tmp_path / "mine.tiktoken"
+    path.write_bytes(b"YQ== 0\nYg== 1\n")
+    reference_encodings.reference.cache_clear()
+    build = threading.Thread(target=bpeviz.reference, args=("o200k_base",))  # reads and parses 200 000 ranks
+    build.start()
+    reads = 0
+    try:
+        while build.is_alive() or reads == 0:
+            assert tiktoken.load.load_tiktoken_bpe(str(path)) == {b"a": 0, b"b": 1}
+            reads += 1
+    finally:
+        build.join()
+    assert bpeviz.reference("o200k_base").encode("hello world") == [24912, 2375]

@@ -437,12 +437,19 @@ class TrainPlayer extends Player {
     const L = this.labels;
     const h = this.history;
     const mark = chosen > 0 ? h.base + chosen - 1 : null;
+    const memo = new Map();
+    let alone = 0;
+    const holders = new Set(); // later tokens that hold the chosen one inside them
     const docs = h.window.map((doc) => {
       const row = el("div", { class: "bpe-chips" });
       for (const word of doc) {
         for (const id of this.segment(word, step)) {
           const dashed = this.partial.has(id) || (h.fallbackStart !== null && id >= h.fallbackStart);
-          row.append(el("span", { class: `bpe-chip${dashed ? " bpe-partial" : ""}${id === mark ? " bpe-hl" : ""}`,
+          const inside = mark !== null && id !== mark && this.holds(id, mark, memo);
+          if (id === mark) alone += 1;
+          if (inside) holders.add(this.text(id));
+          const outline = id === mark ? " bpe-hl" : inside ? " bpe-hl-in" : "";
+          row.append(el("span", { class: `bpe-chip${dashed ? " bpe-partial" : ""}${outline}`,
                                   style: `background:${hue(id)}`, title: `id ${id}`, text: this.text(id) }));
         }
       }
@@ -450,8 +457,31 @@ class TrainPlayer extends Player {
     });
     const notes = [];
     if (h.shownChars < h.totalChars) notes.push(el("p", { class: "bpe-caption", text: fmt(L.showing_chars, { shown: h.shownChars, total: h.totalChars }) }));
-    if (mark !== null) notes.push(el("p", { class: "bpe-caption", text: fmt(L.highlighting, { rank: chosen, token: this.text(mark) }) }));
+    if (mark !== null) notes.push(el("p", { class: "bpe-caption", text: this.outlined(chosen, mark, alone, [...holders]) }));
     return el("div", { class: "bpe-corpus", "data-testid": "bpe-corpus" }, ...docs, ...notes);
+  }
+
+  holds(id, mark, memo) {
+    // is token `mark` inside token `id`? (a token is built only from older ones, so ids below mark never hold it)
+    const h = this.history;
+    if (id === mark) return true;
+    if (id < mark || id < h.base || (h.fallbackStart !== null && id >= h.fallbackStart)) return false;
+    if (!memo.has(id)) {
+      const merge = h.merges[id - h.base];
+      memo.set(id, merge !== undefined && (this.holds(merge[0], mark, memo) || this.holds(merge[1], mark, memo)));
+    }
+    return memo.get(id);
+  }
+
+  outlined(rank, mark, alone, holders) {
+    // the caption under the corpus says what the outline shows, also when the token is only inside longer ones
+    const L = this.labels;
+    const token = this.text(mark);
+    const where = holders.slice(0, 6).join("  ") + (holders.length > 6 ? " …" : "");
+    if (alone && holders.length) return `${fmt(L.highlighting, { rank, token })} ${fmt(L.highlighting_also, { where })}`;
+    if (alone) return fmt(L.highlighting, { rank, token });
+    if (holders.length) return fmt(L.highlighting_inside, { rank, token, where });
+    return fmt(L.highlighting_none, { rank, token });
   }
 }
 

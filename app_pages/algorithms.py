@@ -14,12 +14,11 @@ import pandas as pd
 import streamlit as st
 
 from bpeviz import compare, corpora, metrics, render, sources, steps, training
-from bpeviz.records import Settings
+from bpeviz.records import ALGORITHM_SPECS, ALGORITHMS, Settings
 from bpeviz_app import player, runs, sidebar, state, views
 from bpeviz_app.i18n import error_text, num, source_label, t
 
-ALGORITHMS = ("bpe", "wordpiece", "unigram")
-NAMES = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
+NAMES = {name: ALGORITHM_SPECS[name].label for name in ALGORITHMS}
 NBEST = 5
 SHOW_ONLY = 24  # tokens listed as learned by one algorithm alone
 
@@ -29,7 +28,7 @@ def algorithm_settings(base: Settings) -> dict[str, Settings]:
     bpe = Settings(vocab_size=base.vocab_size, level="chars", pretokenizer=base.pretokenizer, tie_break=base.tie_break,
                    count_rule=base.count_rule)
     return {"bpe": bpe, **{a: training.resolve_settings(base.vocab_size, pretokenizer=base.pretokenizer, algorithm=a)
-                           for a in ("wordpiece", "unigram")}}
+                           for a in ALGORITHMS if ALGORITHM_SPECS[a].family == "pieces"}}
 
 
 def train_all(lesson: sidebar.Lesson) -> dict[str, object]:
@@ -37,7 +36,7 @@ def train_all(lesson: sidebar.Lesson) -> dict[str, object]:
     found: dict[str, object] = {}
     bar = st.empty()
     for k, (name, settings) in enumerate(algorithm_settings(lesson.settings).items()):
-        bar.progress(k / 3, text=t("alg_training", name=NAMES[name]))
+        bar.progress(k / len(ALGORITHMS), text=t("alg_training", name=NAMES[name]))
         try:
             found[name] = runs.run(lesson.source, settings)  # type: ignore[arg-type]
         except ValueError as exc:
@@ -90,7 +89,7 @@ def bpe_player(tok, lesson: sidebar.Lesson, settings: Settings) -> None:
 
 @st.fragment
 def table_player(kind: str, tok, lesson: sidebar.Lesson, settings: Settings) -> None:
-    history = steps.wordpiece_history(tok) if kind == "wordpiece" else steps.unigram_history(tok)
+    history = steps.TABLE_HISTORIES[kind](tok)
     player.mount(f"player_alg_{kind}", kind, runs.run_digest(lesson.source, settings), history["n"],  # type: ignore[arg-type]
                  f"alg_{kind}_step", lambda: history)
 
@@ -134,9 +133,8 @@ def sentence(toks: dict) -> None:
         return
     best = unigram.nbest(text[:200], NBEST)
     st.markdown(f"**{t('alg_nbest_title', n=len(best))}**")
-    st.dataframe(pd.DataFrame({t("col_segmentation"): [" · ".join(render.show(p) for p in pieces) for pieces, _ in best],
-                               t("col_probability"): [f"{p:.1%}" if p >= 0.001 else f"{p:.1e}" for _, p in best]}),
-                 hide_index=True, width="stretch")
+    views.table(pd.DataFrame({t("col_segmentation"): [" · ".join(render.show(p) for p in pieces) for pieces, _ in best],
+                               t("col_probability"): [f"{p:.1%}" if p >= 0.001 else f"{p:.1e}" for _, p in best]}))
     st.caption(t("alg_nbest_caption", ll=f"{unigram.log_likelihood(text[:200]):.2f}"))
 
 
@@ -151,8 +149,7 @@ def overlap(toks: dict) -> None:
     st.markdown(" · ".join(counts))
     shown = min(max(len(v) for v in o.only.values()), SHOW_ONLY)
     column = lambda tokens: [render.show(x) for x in tokens[:shown]] + [""] * (shown - len(tokens[:shown]))  # noqa: E731
-    st.dataframe(pd.DataFrame({t("alg_only_in", name=name): column(tokens) for name, tokens in o.only.items()}),
-                 hide_index=True, width="stretch")
+    views.table(pd.DataFrame({t("alg_only_in", name=name): column(tokens) for name, tokens in o.only.items()}))
     alone = ", ".join(f"{name} {num(len(tokens))}" for name, tokens in o.only.items())  # two or three: one may refuse
     st.caption(t("alg_overlap_caption", alone=alone))
 
@@ -176,14 +173,9 @@ def languages(toks: dict, lesson: sidebar.Lesson) -> None:
     table.insert(0, "language", [t(f"udhr_{code}") + (" *" if code in corpora.NO_SPACES else "") for code in table.code])
     english = table[table.code == "en"].set_index("tokenizer").tokens_per_word
     order = list(table[table.tokenizer == NAMES["bpe"]].sort_values("tokens_per_word", ascending=False).language)
-    chart = alt.Chart(table).mark_point(filled=True, size=110).encode(
-        y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelFontSize=13, labelLimit=240)),
-        x=alt.X("tokens_per_word:Q", title=t("col_tokens_per_word")),
-        color=alt.Color("tokenizer:N", legend=alt.Legend(orient="top", title=None)),
-        shape=alt.Shape("tokenizer:N", legend=None),
-        tooltip=[alt.Tooltip("language:N", title=t("col_language")), alt.Tooltip("tokenizer:N", title=t("col_algorithm")),
-                 alt.Tooltip("tokens_per_word:Q", title=t("col_tokens_per_word"))],
-    ).properties(height=alt.Step(22))
+    chart = views.language_dots(table, "language", "tokens_per_word", t("col_tokens_per_word"), order, tooltip=[
+        alt.Tooltip("language:N", title=t("col_language")), alt.Tooltip("tokenizer:N", title=t("col_algorithm")),
+        alt.Tooltip("tokens_per_word:Q", title=t("col_tokens_per_word"))])
     views.chart(chart)
     st.caption(t("alg_languages_caption", corpus=render.md(source_label(lesson.source)),
                  en=", ".join(f"{name} {num(value, '.2f')}" for name, value in english.items())))

@@ -190,10 +190,7 @@ def parity_part() -> None:
     vocab = int(c2.selectbox(t("mix_vocab"), PARITY_VOCABS, format_func=bound(lambda v, lg: num(v, ",", lg)),
                              **state.bind("parity_vocab", 2048, PARITY_VOCABS)))
     weights = tuple(sorted(mix.PRESETS[name].items()))
-    bar = st.empty()
-
-    def progress(done: int, total: int) -> None:
-        bar.progress(done / max(total, 1), text=t("training_progress", done=done, total=total))
+    bar, progress = views.progress_bar()
 
     try:
         classic = runs.mix_run(weights, vocab, progress)
@@ -228,10 +225,9 @@ def chosen_table(weights: tuple[tuple[str, int], ...], classic: mix.MixRun, fair
     chosen = Counter(fair.parity_language)
     won = classic.wins()  # one pass over the merges for every language
     st.markdown(f"**{t('beyond_chosen_title')}**")
-    st.dataframe(pd.DataFrame({t("col_language"): [t(f"udhr_{lang}") for lang, _ in weights],
+    views.table(pd.DataFrame({t("col_language"): [t(f"udhr_{lang}") for lang, _ in weights],
                                t("beyond_chosen"): [chosen[lang] for lang, _ in weights],
-                               t("beyond_won_classic"): [won[lang][-1] for lang, _ in weights]}),
-                 hide_index=True, width="stretch")
+                               t("beyond_won_classic"): [won[lang][-1] for lang, _ in weights]}))
     firsts = [[m.rank, render.merge_text(m), t(f"udhr_{fair.parity_language[m.rank - 1]}")] for m in fair.tok.merges[:SHOWN_ROWS]]
     st.markdown(render.table_html([t("col_rank"), t("col_merge"), t("beyond_chosen_for")], firsts), unsafe_allow_html=True)
 

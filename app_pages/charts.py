@@ -110,11 +110,11 @@ def doubling_table(points: list[tuple[int, float]]) -> None:
     if not rows:
         return
     st.markdown(f"**{t('doublings_title')}**")
-    st.dataframe(pd.DataFrame({
+    views.table(pd.DataFrame({
         t("col_vocab"): [f"{num(d.from_size)} → {num(d.to_size)}" for d in rows],
         t("col_bytes_per_token"): [f"{d.from_bpt:.2f} → {d.to_bpt:.2f}" for d in rows],
         t("col_bought"): [t("doubling_bought", gain=d.gain) for d in rows],
-    }), hide_index=True)
+    }))
 
 
 MIX_VOCAB = 4096  # the language chart's own bpeviz series: the UDHR's 26 languages, equal weights
@@ -187,20 +187,14 @@ def language_chart(tok: bpeviz.Tokenizer | None) -> None:
         order = list(shown[shown.tokenizer == ENCODINGS[sort_by].label].sort_values("premium", ascending=False).language)
     tooltip = [alt.Tooltip(c, title=t(COLUMN_KEYS[c])) for c in ("language", "tokenizer", "tokens", "words", "tokens_per_word",
                                                                    "bytes_per_token", "premium")]
-    chart = alt.Chart(shown).mark_point(filled=True, size=110).encode(
-        y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelFontSize=13, labelLimit=240)),
-        x=alt.X(f"{measure}:Q", title=t(COLUMN_KEYS[measure])),
-        color=alt.Color("tokenizer:N", legend=alt.Legend(orient="top", title=None)),
-        shape=alt.Shape("tokenizer:N", legend=None),
-        tooltip=tooltip,
-    ).properties(height=alt.Step(22))
+    chart = views.language_dots(shown, "language", measure, t(COLUMN_KEYS[measure]), order, tooltip)
     rule = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="#888").encode(x="x:Q")
     views.chart(chart + rule if measure == "premium" else chart)
     st.caption(t("languages_caption"))
     series = [mix_label, *([trained_label] if tok is not None else []), *(e.label for e in ENCODINGS.values())]
     st.caption(t("languages_series_caption", series=render.md(", ".join(series))))
     table_shown = shown.drop(columns=["code"]).rename(columns={c: t(k) for c, k in COLUMN_KEYS.items()})
-    st.dataframe(table_shown, hide_index=True)
+    views.table(table_shown)
     st.download_button(t("download_csv"), table_shown.to_csv(index=False).encode(), file_name="bpeviz-languages.csv",
                        mime="text/csv")
 

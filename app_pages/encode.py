@@ -137,10 +137,10 @@ def dropout_section(tok: Tokenizer, lesson: sidebar.Lesson, text: str) -> None:
     skipped = [s for s in steps if s.skipped]
     st.caption(t("dropout_result", tokens=len(ids), usual=len(tok.encode_ordinary(short)), n=len(skipped)))
     if steps:
-        st.dataframe(pd.DataFrame({t("col_rank"): [s.rank for s in steps],
-                                   t("col_merge"): [f"{render.show(s.left)} + {render.show(s.right)}" for s in steps],
-                                   t("dropout_what"): [t("dropout_skipped" if s.skipped else "dropout_made") for s in steps]}),
-                     hide_index=True, height=min(36 * (len(steps) + 1), 260))
+        views.table(pd.DataFrame({t("col_rank"): [s.rank for s in steps],
+                                  t("col_merge"): [f"{render.show(s.left)} + {render.show(s.right)}" for s in steps],
+                                  t("dropout_what"): [t("dropout_skipped" if s.skipped else "dropout_made") for s in steps]}),
+                    height=min(36 * (len(steps) + 1), 260))
     words = [w for w in dict.fromkeys(pretokenize.split_text(short, tok.settings.pretokenizer)) if w.strip()]
     if not words:
         return
@@ -181,11 +181,11 @@ def unigram_samples(lesson: sidebar.Lesson, word: str, n: int, seed: int) -> Non
     if alpha == 1.0:  # then a segmentation comes out as often as the model says it should
         exact = {tuple(p): q for p, q in unigram.nbest(word, TOP_SEGMENTATIONS)}
         top = counts.most_common(TOP_SEGMENTATIONS)
-        st.dataframe(pd.DataFrame({
+        views.table(pd.DataFrame({
             t("col_segmentation"): [" · ".join(render.show(x) for x in seg) for seg, _ in top],
             t("dropout_sampled"): [f"{c / n:.1%}" for _, c in top],
             t("col_probability"): [f"{exact[seg]:.1%}" if seg in exact else "–" for seg, _ in top],
-        }), hide_index=True, width="stretch")
+        }))
 
 
 def suggestions() -> None:

@@ -66,9 +66,8 @@ def import_section() -> None:
         return
     st.success(t("imported", name=render.md(upload.name), n=len(tok.merges), level=t(f"level_{tok.level}")))
     shown = tok.merges[:200]
-    st.dataframe(pd.DataFrame({t("col_rank"): [m.rank for m in shown],
-                               t("col_merge"): [render.merge_text(m) for m in shown]}),
-                 hide_index=True, height=260)
+    views.table(pd.DataFrame({t("col_rank"): [m.rank for m in shown],
+                               t("col_merge"): [render.merge_text(m) for m in shown]}), height=260)
     k = st.slider(t("encode_with_k"), 0, len(tok.merges), len(tok.merges), key="import_k")
     text = st.text_input(t("text"), max_chars=MAX_IMPORT_TEXT, **state.bind("import_text", "The cat climbed onto the roof."))
     prefix = tok.truncated(int(k))

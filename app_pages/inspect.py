@@ -104,9 +104,9 @@ def mixture_section(key: str, tok: object) -> None:
         which = st.radio(t("inspect_known_mix"), list(KNOWN_MIXES), horizontal=True,
                          **state.bind("inspect_known", "en 3 : pt 1", list(KNOWN_MIXES)))
         table = known_answer(which)
-        st.dataframe(pd.DataFrame({t("col_language"): [t(f"udhr_{g}") for g in table.lang],
+        views.table(pd.DataFrame({t("col_language"): [t(f"udhr_{g}") for g in table.lang],
                                    t("inspect_truth"): [f"{v:.1%}" for v in table.truth],
-                                   t("inspect_inferred"): [f"{v:.1%}" for v in table.inferred]}), hide_index=True)
+                                   t("inspect_inferred"): [f"{v:.1%}" for v in table.inferred]}))
         st.caption(t("inspect_known_caption"))
 
 
@@ -154,7 +154,7 @@ def number_section() -> None:
     for split in ("gpt4", "r2l-digits"):
         rows.append({t("col_tokenizer"): t(f"inspect_split_{split}"),
                      t("inspect_pieces"): " | ".join(bpeviz.split_text(text, split))})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    views.table(pd.DataFrame(rows))
     name = st.selectbox(t("inspect_heat_which"), REAL, format_func=lambda k: ENCODINGS[k].label,
                         **state.bind("inspect_heat", "gpt2", REAL))
     views.chart(number_heatmap(name).properties(height=alt.Step(5)))

@@ -52,15 +52,11 @@ def premium_chart(table: pd.DataFrame, measure: str) -> None:
     table = table.copy()
     table.insert(0, "name", [t(f"udhr_{code}") + (" *" if code in corpora.NO_SPACES else "") for code in table.language])
     order = list(table[table.tokenizer == t("mix_trained")].sort_values(measure, ascending=False).name)
-    chart = alt.Chart(table).mark_point(filled=True, size=110).encode(
-        y=alt.Y("name:N", sort=order, title=None, axis=alt.Axis(labelFontSize=13, labelLimit=240)),
-        x=alt.X(f"{measure}:Q", title=t("col_premium" if measure == "premium" else "col_tokens_per_word")),
-        color=alt.Color("tokenizer:N", legend=alt.Legend(orient="top", title=None)),
-        shape=alt.Shape("tokenizer:N", legend=None),
-        tooltip=[alt.Tooltip("name:N", title=t("col_language")), alt.Tooltip("tokenizer:N", title=t("col_tokenizer")),
-                 alt.Tooltip("premium:Q", format=".2f", title=t("col_premium")),
-                 alt.Tooltip("tokens_per_word:Q", format=".2f", title=t("col_tokens_per_word"))],
-    ).properties(height=alt.Step(22))
+    chart = views.language_dots(table, "name", measure, t("col_premium" if measure == "premium" else "col_tokens_per_word"),
+                                order, tooltip=[alt.Tooltip("name:N", title=t("col_language")),
+                                                alt.Tooltip("tokenizer:N", title=t("col_tokenizer")),
+                                                alt.Tooltip("premium:Q", format=".2f", title=t("col_premium")),
+                                                alt.Tooltip("tokens_per_word:Q", format=".2f", title=t("col_tokens_per_word"))])
     rule = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="#888").encode(x="x:Q")
     views.chart(chart + rule if measure == "premium" else chart)
 
@@ -88,7 +84,7 @@ def first_merges(run: mix.MixRun) -> None:
         won = run.first_won(lang, FIRST_SHOWN)
         rows.append({t("col_language"): t(f"udhr_{lang}"), t("mix_won_total"): wins[lang][-1] if run.tok.merges else 0,
                      t("mix_first"): "  ".join(render.show(run.tok.merges[k].token) for k in won)})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    views.table(pd.DataFrame(rows))
 
 
 st.title(t("mix_title"))
@@ -97,10 +93,7 @@ weights = chosen_weights()
 if weights is not None:
     vocab = int(st.session_state.get("mix_vocab", 4096))
     key = tuple(sorted(weights.items()))
-    bar = st.empty()
-
-    def progress(done: int, total: int) -> None:
-        bar.progress(done / max(total, 1), text=t("training_progress", done=done, total=total))
+    bar, progress = views.progress_bar()
 
     try:
         run = runs.mix_run(key, vocab, progress)

@@ -46,7 +46,7 @@ def numbers_panel(tok: bpeviz.Tokenizer | None) -> None:
         text = editable("q_numbers", "1234 12345 1000000 3.14159 2024", t("numbers"))
         views.compare(text, tok, show_table=False)
         rows = [{t("col_number"): n, **splits(n)} for n in text.split()[:12]]
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        views.table(pd.DataFrame(rows))
         st.markdown(t("numbers_explained"))
 
 
@@ -96,9 +96,9 @@ def glitch_panel(tok: bpeviz.Tokenizer | None) -> None:
         used = Counter(tok.encode_ordinary(corpora.corpus_text(key)))
         unused = [m for m in tok.merges if used[m.id] == 0]
         st.markdown(t("glitch_unused", n=len(unused), total=len(tok.merges)))
-        st.dataframe(pd.DataFrame({t("col_rank"): [m.rank for m in unused[:25]],
+        views.table(pd.DataFrame({t("col_rank"): [m.rank for m in unused[:25]],
                                    t("col_token"): [render.show(m.token) for m in unused[:25]],
-                                   t("col_count_training"): [m.count for m in unused[:25]]}), hide_index=True)
+                                   t("col_count_training"): [m.count for m in unused[:25]]}))
 
 
 def cut_character_panel(tok: bpeviz.Tokenizer | None) -> None:
@@ -107,8 +107,8 @@ def cut_character_panel(tok: bpeviz.Tokenizer | None) -> None:
         enc = views.reference("gpt2")
         ids = enc.encode_ordinary(text)
         alone = [enc.decode([i]) for i in ids]
-        st.dataframe(pd.DataFrame({t("col_token_id"): ids, t("col_bytes"): [repr(enc.decode_single_token_bytes(i)) for i in ids],
-                                   t("col_decoded_alone"): [render.visible(a) for a in alone]}), hide_index=True)
+        views.table(pd.DataFrame({t("col_token_id"): ids, t("col_bytes"): [repr(enc.decode_single_token_bytes(i)) for i in ids],
+                                   t("col_decoded_alone"): [render.visible(a) for a in alone]}))
         joined = enc.decode(ids)
         broken = sum("\ufffd" in a for a in alone)
         st.markdown(t("cut_count", broken=broken, n=len(ids)) + " " + t("decoded_together", text=render.code(joined))

@@ -11,7 +11,7 @@ import streamlit as st
 import bpeviz
 from bpeviz import checker, compare, render, rules, sources, training
 from bpeviz.records import Settings
-from bpeviz_app import runs, sidebar, state
+from bpeviz_app import runs, sidebar, state, views
 from bpeviz_app.i18n import bound, error_text, t, tie_name
 
 SIDEBAR = "sidebar"
@@ -87,8 +87,7 @@ def side_by_side(a: bpeviz.Tokenizer, b: bpeviz.Tokenizer, step: int | None) -> 
     cell = lambda tok, r: render.merge_text(tok.merges[r - 1]) + f"  ({tok.merges[r - 1].count})" if r <= len(tok.merges) else ""  # noqa: E731
     table = pd.DataFrame({t("col_rank"): list(ranks), t("run_a"): [cell(a, r) for r in ranks],
                           t("run_b"): [cell(b, r) for r in ranks]})
-    st.dataframe(table.style.apply(lambda row: ["background-color: #ffe97a" if row.iloc[0] == step else "" for _ in row], axis=1),
-                 hide_index=True, width="stretch")
+    views.table(table, highlight=lambda row: row.iloc[0] == step)
 
 
 def sidebar_merges(lesson: sidebar.Lesson) -> int:
@@ -171,7 +170,7 @@ def checker_section(lesson: sidebar.Lesson) -> None:
         st.success(t("check_all_right", n=len(verdicts)))
     else:
         st.error(t("check_first_bad", line=bad.row.line, status=t("verdict_" + bad.status)))
-    st.dataframe(verdict_rows(verdicts), hide_index=True, width="stretch")
+    views.table(verdict_rows(verdicts))
     last = verdicts[-1]
     if last.status == "impossible" and last.best:
         options = [f"{render.show(last.best[0])} + {render.show(last.best[1])}", *(f"{render.show(x)} + {render.show(y)}"

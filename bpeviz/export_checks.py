@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import pretokenize
 from .errors import BpevizError
 from .file_checks import cut
-from .records import Token
+from .records import SUPERWORD_ALGORITHMS, Token
 
 MATCH_ALL = r"[\s\S]+"  # a split pattern for "no split": the whole text is one piece
 LABELS = {"json": "bpeviz JSON", "csv": "CSV merge table", "vocab": "vocab listing", "tiktoken": "tiktoken ranks",
@@ -13,7 +13,7 @@ LABELS = {"json": "bpeviz JSON", "csv": "CSV merge table", "vocab": "vocab listi
 
 
 def require_bpe(tok, fmt: str) -> None:
-    if tok.algorithm in ("superbpe", "boundless"):
+    if tok.algorithm in SUPERWORD_ALGORITHMS:
         raise BpevizError("export_superword", f"The {LABELS[fmt]} format cannot say where merges may cross words; "
                           f"keep this {tok.algorithm} tokenizer as bpeviz JSON.", format=fmt, algorithm=tok.algorithm)
     if tok.algorithm != "bpe":

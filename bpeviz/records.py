@@ -10,8 +10,39 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 LEVELS = ("chars", "bytes")
-ALGORITHMS = ("bpe", "wordpiece", "unigram")
-SUPERWORD_ALGORITHMS = ("superbpe", "boundless")  # BPE whose merges may cross spaces (superword.py, boundless.py)
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One training algorithm as the rest of bpeviz needs to know it; `training` dispatches on `family`.
+
+    family: "bpe" (BPE's rules, dialects and engines), "pieces" (its own rules; characters with byte fallback;
+    trained from counted words: `module.train_words`), "superword" (BPE's rules, then merges across words; trained
+    from the documents: `module.train_docs`).
+    """
+
+    name: str
+    label: str  # as a table, a tab or a chart says it
+    family: str
+    module: str  # the bpeviz module that trains it
+    default_split: str = "gpt2"  # when no pretokenizer is given
+    compiled: bool = False  # the compiled engine can run its merge loop
+    rules: bool = True  # takes BPE's tie and counting rules and its dialects
+    transition: bool = False  # takes train(..., transition=T)
+    dummy_prefix_split: str = ""  # with this split, a space goes before every document (SentencePiece style)
+    positional: bool = False  # a character that starts a word and one that continues it are two pieces (WordPiece's ##)
+
+
+ALGORITHM_SPECS: dict[str, Algorithm] = {
+    "bpe": Algorithm("bpe", "BPE", "bpe", "training", compiled=True),
+    "wordpiece": Algorithm("wordpiece", "WordPiece", "pieces", "wordpiece", rules=False, positional=True),
+    "unigram": Algorithm("unigram", "Unigram", "pieces", "unigram_train", default_split="spaces", rules=False,
+                         dummy_prefix_split="spaces"),
+    "superbpe": Algorithm("superbpe", "SuperBPE", "superword", "superword", compiled=True, transition=True),
+    "boundless": Algorithm("boundless", "BoundlessBPE", "superword", "boundless", rules=False),
+}
+ALGORITHMS = tuple(name for name, a in ALGORITHM_SPECS.items() if a.family != "superword")  # the Algorithms page's three
+SUPERWORD_ALGORITHMS = tuple(name for name, a in ALGORITHM_SPECS.items() if a.family == "superword")  # merges cross spaces
 ENDOFTEXT = "<|endoftext|>"
 MAX_VOCAB_SIZE = 1_000_000  # the most the library trains; the app allows less (its own cap)
 MAX_PRUNED_RECORDED = 200  # pruned pieces kept per Unigram round, for the app

@@ -16,7 +16,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 GPT2_VOCAB_BPE_SHA256 = "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"  # as in tiktoken_ext
 
@@ -41,12 +40,13 @@ def read_shipped(url: str, expected_hash: str | None = None) -> bytes:
     name = url.rsplit("/", 1)[-1]
     if name not in SHIPPED_FILES:
         raise MissingDataError(f"bpeviz ships no copy of {url}; it works offline only with {', '.join(ENCODINGS)}.")
+    from .open_models import MissingPackageError, package_file
+
     package, module, inner, gzipped = SHIPPED_FILES[name]
     try:
-        raw = resources.files(module).joinpath(inner).read_bytes()
-    except (ModuleNotFoundError, FileNotFoundError) as exc:
-        raise MissingDataError(f"{name} comes from the PyPI package '{package}', which is not installed: "
-                               f"pip install {package}") from exc
+        raw = package_file(package, module, inner)
+    except MissingPackageError as exc:
+        raise MissingDataError(str(exc)) from exc
     data = gzip.decompress(raw) if gzipped else raw
     actual = hashlib.sha256(data).hexdigest()
     if expected_hash is not None and actual != expected_hash:

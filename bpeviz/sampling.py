@@ -1,4 +1,5 @@
-"""Many segmentations of one text: BPE-dropout (Provilkov et al. 2020) and Unigram sampling (Kudo 2018).
+"""Many segmentations of one text with BPE-dropout (Provilkov et al. 2020). Unigram's own sampling (Kudo 2018) is a
+method of its tokenizer: `UnigramTokenizer.sample` and `sample_counts` in unigram.py.
 
 BPE-dropout follows HF tokenizers' `BPE(dropout=p)` merge loop, word by word: candidate merges
 wait in a queue ordered by (rank, position); each time one comes up it is skipped with

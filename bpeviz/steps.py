@@ -153,3 +153,6 @@ def unigram_history(tok) -> dict:  # tok: UnigramTokenizer
              [render.show(p) for p in r.pruned[:24]], r.vocab_before - r.vocab_after] for r in tok.rounds]
     return {"n": len(rows), "rows": rows, "final": tok.vocab_size, "corpusTokens": tok.corpus_tokens,
             "corpusBytes": tok.corpus_bytes, "start": tok.rounds[0].vocab_before if tok.rounds else tok.vocab_size}
+
+
+TABLE_HISTORIES = {"wordpiece": wordpiece_history, "unigram": unigram_history}  # the table player's rows, by algorithm

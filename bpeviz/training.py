@@ -18,10 +18,10 @@ from . import engine as engines
 from .counting import CountTable
 from .errors import BpevizError
 from .records import (
-    ALGORITHMS,
+    ALGORITHM_SPECS,
     LEVELS,
     MAX_VOCAB_SIZE,
-    SUPERWORD_ALGORITHMS,
+    Algorithm,
     Corpus,
     Prepared,
     Settings,
@@ -105,17 +105,19 @@ def resolve_settings(vocab_size: object, *, level: str | None = None, pretokeniz
 
     Example: resolve_settings(1024, level="bytes", pretokenizer="gpt4", dialect="hf").tie_break -> "hf"
     """
-    if algorithm not in ALGORITHMS + SUPERWORD_ALGORITHMS:
-        raise BpevizError("unknown_algorithm", f"Unknown algorithm {algorithm!r}; choose one of "
-                          f"{', '.join(ALGORITHMS + SUPERWORD_ALGORITHMS)}.", algorithm=str(algorithm)[:40])
-    if transition is not None and algorithm != "superbpe":
+    spec = algorithm_spec(algorithm)
+    if transition is not None and not spec.transition:
         raise BpevizError("transition_needs_superbpe", "transition is SuperBPE's switch to merges across spaces; "
                           "use it with algorithm 'superbpe'.", algorithm=algorithm)
-    if algorithm in SUPERWORD_ALGORITHMS:
-        return _superword_settings(vocab_size, algorithm, transition, level=level, pretokenizer=pretokenizer,
+    given = [name for name, value in (("tie_break", tie_break), ("count_rule", count_rule), ("dialect", dialect)) if value]
+    if given and not spec.rules:
+        raise BpevizError("algorithm_rules", f"{', '.join(given)} are rules of BPE training; {algorithm} has its own.",
+                          algorithm=algorithm, rules=", ".join(given))
+    if spec.family == "superword":
+        return _superword_settings(vocab_size, spec, transition, level=level, pretokenizer=pretokenizer,
                                    tie_break=tie_break, count_rule=count_rule, dialect=dialect)
-    if algorithm != "bpe":
-        return _other_settings(vocab_size, algorithm, level, pretokenizer, tie_break, count_rule, dialect)
+    if spec.family == "pieces":
+        return _pieces_settings(vocab_size, spec, level, pretokenizer)
     d = rules.dialect(dialect) if dialect else None
     level = level or (d.level if d and d.level else "chars")
     if level not in LEVELS:
@@ -132,39 +134,36 @@ def resolve_settings(vocab_size: object, *, level: str | None = None, pretokeniz
                     unique_tokens=bool(d and d.unique_tokens))
 
 
-def _superword_settings(vocab_size: object, algorithm: str, transition: int | None, **given: str | None) -> Settings:
-    """SuperBPE: BPE's settings for its words, then the superword split. BoundlessBPE: level and split only."""
+def algorithm_spec(algorithm: object) -> Algorithm:
+    """The registry entry (records.ALGORITHM_SPECS) of an algorithm's name, or a BpevizError that lists them."""
+    if not isinstance(algorithm, str) or algorithm not in ALGORITHM_SPECS:
+        raise BpevizError("unknown_algorithm", f"Unknown algorithm {algorithm!r}; choose one of "
+                          f"{', '.join(ALGORITHM_SPECS)}.", algorithm=str(algorithm)[:40])
+    return ALGORITHM_SPECS[algorithm]
+
+
+def _superword_settings(vocab_size: object, spec: Algorithm, transition: int | None, **given: str | None) -> Settings:
+    """BPE's settings for the words, then the superword split; the transition where the algorithm takes one."""
     from .superword import SUPERWORD_SPLIT, check_transition
 
-    if algorithm == "boundless":
-        rules_given = [name for name in ("tie_break", "count_rule", "dialect") if given[name]]
-        if rules_given:
-            raise BpevizError("algorithm_rules", f"{', '.join(rules_given)} are rules of BPE training; boundless takes the "
-                              "most frequent pair, ties to the smaller ids.", algorithm=algorithm, rules=", ".join(rules_given))
     words = resolve_settings(vocab_size, **given)
     if words.pretokenizer == SUPERWORD_SPLIT:
-        raise BpevizError("superword_inner_split", f"{algorithm} learns words in a split that keeps spaces apart; choose "
-                          "gpt2, gpt4, words... (the superword split is its second stage).", algorithm=algorithm)
-    cut = check_transition(transition, words.vocab_size) if algorithm == "superbpe" else 0
-    return replace(words, algorithm=algorithm, transition=cut, inner_split=words.pretokenizer, pretokenizer=SUPERWORD_SPLIT)
+        raise BpevizError("superword_inner_split", f"{spec.name} learns words in a split that keeps spaces apart; choose "
+                          "gpt2, gpt4, words... (the superword split is its second stage).", algorithm=spec.name)
+    cut = check_transition(transition, words.vocab_size) if spec.transition else 0
+    return replace(words, algorithm=spec.name, transition=cut, inner_split=words.pretokenizer, pretokenizer=SUPERWORD_SPLIT)
 
 
-def _other_settings(vocab_size: object, algorithm: str, level: str | None, pretokenizer: str | None,
-                    tie_break: str | None, count_rule: str | None, dialect: str | None) -> Settings:
-    """WordPiece and Unigram: characters only; BPE's rules do not apply. Unigram splits at spaces, SentencePiece style."""
+def _pieces_settings(vocab_size: object, spec: Algorithm, level: str | None, pretokenizer: str | None) -> Settings:
+    """WordPiece and Unigram: characters only (with byte fallback), the algorithm's own default split."""
     if level not in (None, "chars"):
-        raise BpevizError("algorithm_level", f"{algorithm} works on characters here (with byte fallback); use level 'chars'.",
-                          algorithm=algorithm)
-    given = [name for name, value in (("tie_break", tie_break), ("count_rule", count_rule), ("dialect", dialect)) if value]
-    if given:
-        raise BpevizError("algorithm_rules", f"{', '.join(given)} are rules of BPE training; {algorithm} has its own.",
-                          algorithm=algorithm, rules=", ".join(given))
-    unigram = algorithm == "unigram"
-    if pretokenizer is None:
-        pretokenizer = "spaces" if unigram else "gpt2"
+        raise BpevizError("algorithm_level", f"{spec.name} works on characters here (with byte fallback); use level 'chars'.",
+                          algorithm=spec.name)
+    pretokenizer = spec.default_split if pretokenizer is None else pretokenizer
     pretokenize.resolve(pretokenizer)
     return Settings(vocab_size=check_vocab_size(vocab_size), level="chars", pretokenizer=pretokenizer,
-                    dummy_prefix=unigram and pretokenizer == "spaces", algorithm=algorithm)
+                    dummy_prefix=bool(spec.dummy_prefix_split) and pretokenizer == spec.dummy_prefix_split,
+                    algorithm=spec.name)
 
 
 def train_rules(settings: Settings, prepared: Prepared) -> TrainerRules:
@@ -215,7 +214,7 @@ def train_settings(corpus: Corpus, settings: Settings, *, progress: Callable[[in
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number of processes, 1 or more, not {workers!r}.")
     docs = corpus_documents(corpus, settings.level)
-    if settings.algorithm in SUPERWORD_ALGORITHMS:
+    if ALGORITHM_SPECS[settings.algorithm].family == "superword":
         return _train_superword(docs, settings, progress, record_top, engine)
     with paused_gc():  # nothing here makes cycles; collecting would cost a third of the time
         words = corpus_words(docs, settings, workers)
@@ -225,7 +224,7 @@ def train_settings(corpus: Corpus, settings: Settings, *, progress: Callable[[in
 def check_engine(engine: str, settings: Settings) -> None:
     """The engine must exist and be installed; WordPiece and Unigram have no compiled loop."""
     engines.choose(engine, 0)
-    if engine == "compiled" and settings.algorithm not in ("bpe", "superbpe"):
+    if engine == "compiled" and not ALGORITHM_SPECS[settings.algorithm].compiled:
         raise BpevizError("engine_algorithm", f"The compiled engine runs BPE's merge loop; {settings.algorithm} trains in "
                           "Python (engine 'python' or 'auto').", algorithm=settings.algorithm)
 
@@ -255,7 +254,7 @@ def train_counts(
                           "(bpeviz count --pretokenizer ... with the same --dialect) and train again.", wanted=cut)
     if not table.counts:
         raise BpevizError("corpus_empty", "The count table is empty: count some text first.")
-    if settings.algorithm in SUPERWORD_ALGORITHMS:
+    if ALGORITHM_SPECS[settings.algorithm].family == "superword":
         raise BpevizError("superword_needs_text", f"{settings.algorithm} merges across the words of a count table: "
                           "train it on the text (bpeviz.train).", algorithm=settings.algorithm)
     check_engine(engine, settings)
@@ -264,8 +263,8 @@ def train_counts(
 
 def _train_words(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None,
                  record_top: int, engine: str = "auto") -> TokenizerBase:
-    if settings.algorithm != "bpe":
-        return _train_other(words, settings, progress)
+    if ALGORITHM_SPECS[settings.algorithm].family == "pieces":
+        return _train_pieces(words, settings, progress)
     # One pause for the whole run: the collector then looks once, at what the tokenizer keeps.
     with paused_gc():
         prepared = prepare([], settings.level, settings.pretokenizer, words)
@@ -298,22 +297,15 @@ def _train_superword(docs: list[str], settings: Settings, progress: Callable[[in
                           vocab=settings.vocab_size, base=n_base, level=settings.level)
     if settings.dummy_prefix:
         docs = [" " + doc for doc in docs]
-    if settings.algorithm == "boundless":
-        from .boundless import train_boundless
-
-        return train_boundless(docs, settings, progress=progress, record_top=record_top)
-    from .superword import train_superbpe
-
-    prepared = prepare([], settings.level, settings.inner_split, words)
-    return train_superbpe(docs, prepared, train_rules(settings, prepared), settings, progress=progress,
-                          record_top=record_top, engine=engine)
+    return TRAINERS[settings.algorithm](docs=docs, words=words, settings=settings, progress=progress,
+                                        record_top=record_top, engine=engine)
 
 
-def _train_other(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None) -> TokenizerBase:
+def _train_pieces(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None) -> TokenizerBase:
     if any(has_raw_bytes(word) for word in words):
         raise BpevizError("corpus_not_utf8", f"The corpus is not valid UTF-8; {settings.algorithm} trains on characters.")
-    alphabet = {ch for word in words for ch in word}
-    if settings.algorithm == "wordpiece":  # a character that starts a word and one that continues it are two tokens
+    alphabet: set = {ch for word in words for ch in word}
+    if ALGORITHM_SPECS[settings.algorithm].positional:
         alphabet = {(k > 0, ch) for word in words for k, ch in enumerate(word)}
     if settings.vocab_size < len(alphabet):
         raise BpevizError(
@@ -323,13 +315,39 @@ def _train_other(words: Counter[str], settings: Settings, progress: Callable[[in
             vocab=settings.vocab_size, base=len(alphabet), level="chars",
         )
     corpus_bytes = sum(len(to_bytes(word)) * n for word, n in words.items())
-    if settings.algorithm == "wordpiece":
-        from .wordpiece import train_wordpiece
+    return TRAINERS[settings.algorithm](words=words, settings=settings, progress=progress, corpus_bytes=corpus_bytes)
 
-        return train_wordpiece(words, settings, progress=progress, corpus_bytes=corpus_bytes)
+
+# Each algorithm's trainer, by the name records.ALGORITHM_SPECS gives it, imported when first used. "pieces" trainers
+# take words=, settings=, progress=, corpus_bytes=; "superword" ones docs=, words=, settings=, progress=, record_top=,
+# engine= (BPE's own loop is _train_words). A new algorithm: an entry there, its module, and a line here.
+def _wordpiece(**job):
+    from .wordpiece import train_wordpiece
+
+    return train_wordpiece(job.pop("words"), job.pop("settings"), **job)
+
+
+def _unigram(**job):
     from .unigram_train import train_unigram
 
-    return train_unigram(words, settings, progress=progress, corpus_bytes=corpus_bytes)
+    return train_unigram(job.pop("words"), job.pop("settings"), **job)
+
+
+def _superbpe(*, docs, words, settings, engine, **job):
+    from .superword import train_superbpe
+
+    prepared = prepare([], settings.level, settings.inner_split, words)
+    return train_superbpe(docs, prepared, train_rules(settings, prepared), settings, engine=engine, **job)
+
+
+def _boundless(*, docs, words, settings, engine, **job):
+    from .boundless import train_boundless
+
+    return train_boundless(docs, settings, **job)
+
+
+TRAINERS: dict[str, Callable[..., TokenizerBase]] = {"wordpiece": _wordpiece, "unigram": _unigram,
+                                                      "superbpe": _superbpe, "boundless": _boundless}
 
 
 def replay_on(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from bpeviz import corpora, pretokenize, rules, sources
+from bpeviz import corpora, pretokenize, rules
 
 LANGUAGES = {"en": "English", "pt": "Português"}
 
@@ -38,16 +38,13 @@ def corpus_label(key: object, language: str | None = None) -> str:
 
 
 def source_label(source: object, language: str | None = None) -> str:
-    """What a lesson trains on, in the interface language (file names as they are)."""
-    if isinstance(source, sources.Shipped):
-        return corpus_label(source.key, language)
-    if isinstance(source, sources.Pasted):
-        return t("source_pasted", language)
-    if isinstance(source, sources.ReplayFile):
-        return t("source_replay_file", language, name=source.name)
-    if isinstance(source, sources.ReplayGPT2):
-        return t("source_gpt2", language)
-    return str(getattr(source, "label", ""))
+    """What a lesson trains on, in the interface language (file names as they are): the string source_<kind>."""
+    if not hasattr(source, "label_values"):
+        return str(getattr(source, "label", ""))
+    values = source.label_values()  # type: ignore[attr-defined]
+    if "corpus" in values:
+        return corpus_label(values["corpus"], language)
+    return t(f"source_{source.kind}", language, default=str(source.label), **values)  # type: ignore[attr-defined]
 
 
 def error_text(error: Exception, language: str | None = None) -> str:

@@ -28,6 +28,7 @@ from .budget import Budget
 from .i18n import error_text, t
 from .sidebar import Lesson
 from .state import DEFAULTS
+from .views import progress_bar
 
 RECORD_TOP = 12  # best pairs the trainer keeps per step, so the pair chart never recounts
 MAX_CACHE_BYTES = 600_000_000  # all cached runs together, across every visitor
@@ -42,24 +43,27 @@ def approx_bytes(tok: bpeviz.Tokenizer) -> int:
     return int(average * len(tok.merges)) + 8_000_000
 
 
-class TrainedRuns:
-    """Tokenizers keyed by (source digest, settings), least recently used dropped first once over the byte budget.
+class Kept:
+    """Results keyed by what made them, least recently used dropped first once over `max_bytes`; shared read-only.
 
-    We keep our own store rather than st.cache_data because the latter cannot show a progress bar
-    updated from inside the cached call.
+    Our own store rather than st.cache_data/cache_resource: a run shows a progress bar updated from inside it,
+    which a cached call cannot, and the bound is in bytes (`size_of`), not in entries.
     """
 
-    def __init__(self, max_bytes: int = MAX_CACHE_BYTES) -> None:
-        self.max_bytes = max_bytes
-        self._runs: OrderedDict[tuple, tuple[bpeviz.Tokenizer, int]] = OrderedDict()
+    def __init__(self, max_bytes: int = MAX_CACHE_BYTES, size_of: Callable[..., int] = approx_bytes) -> None:
+        self.max_bytes, self.size_of = max_bytes, size_of
+        self._runs: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
         self._lock = threading.Lock()
-        self.trained = 0  # how many runs were computed (the tests count these)
+        self.trained = 0  # how many results were computed (the tests count these)
 
     @property
     def bytes(self) -> int:
         return sum(size for _, size in self._runs.values())
 
-    def get(self, key: tuple) -> bpeviz.Tokenizer | None:
+    def __contains__(self, key: tuple) -> bool:
+        return key in self._runs
+
+    def get(self, key: tuple):  # -> the kept result or None
         with self._lock:
             found = self._runs.get(key)
             if found is None:
@@ -67,20 +71,23 @@ class TrainedRuns:
             self._runs.move_to_end(key)
             return found[0]
 
-    def put(self, key: tuple, tok: bpeviz.Tokenizer) -> None:
-        size = approx_bytes(tok)
+    def put(self, key: tuple, result: object) -> None:
+        size = self.size_of(result)
         with self._lock:
             self.trained += 1
             if size > MAX_ENTRY_BYTES:
                 return
-            self._runs[key] = (tok, size)
+            self._runs[key] = (result, size)
             while self.bytes > self.max_bytes and len(self._runs) > 1:
                 self._runs.popitem(last=False)
 
 
+TrainedRuns = Kept  # the name the tests and older notes use
+
+
 @st.cache_resource
-def trained_runs() -> TrainedRuns:
-    return TrainedRuns()
+def trained_runs() -> Kept:
+    return Kept()
 
 
 def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[int, int], None] | None = None) -> bpeviz.Tokenizer:
@@ -117,10 +124,7 @@ def for_page(lesson: Lesson) -> bpeviz.Tokenizer | None:
         kind, message = lesson.problem or ("info", t("choose_corpus"))
         getattr(st, kind)(message)
         return None
-    bar = st.empty()
-
-    def progress(done: int, total: int) -> None:
-        bar.progress(done / max(total, 1), text=t("training_progress", done=done, total=total))
+    bar, progress = progress_bar()
 
     try:
         tok = run(lesson.source, lesson.settings, progress)
@@ -173,42 +177,24 @@ def trace_history(digest: str, settings: Settings, text: str, _source: sources.C
     return steps.trace_history(run(_source, settings), text)
 
 
-MIX_RUNS_KEPT = 8
-
-
-class MixRuns:
-    """Language-mix runs keyed by (weights, vocab size), the oldest dropped past MIX_RUNS_KEPT (our store, not
-    st.cache_resource, so that training can draw a progress bar)."""
-
-    def __init__(self) -> None:
-        self._runs: OrderedDict[tuple, object] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, weights: tuple[tuple[str, int], ...], vocab_size: int,
-            progress: Callable[[int, int], None] | None = None, parity: bool = False) -> mix.MixRun:
-        key = (weights, vocab_size, parity)
-        with self._lock:
-            found = self._runs.get(key)
-            if found is not None:
-                self._runs.move_to_end(key)
-                return found
-        run = mix.train_mix(dict(weights), vocab_size, progress=budget().watch(progress), parity=parity)
-        with self._lock:
-            self._runs[key] = run
-            while len(self._runs) > MIX_RUNS_KEPT:
-                self._runs.popitem(last=False)
-        return run
+MIX_CACHE_BYTES = 200_000_000  # the language-mix runs together (a default mix at 4 096 is about 10 MB)
 
 
 @st.cache_resource
-def mix_runs() -> MixRuns:
-    return MixRuns()
+def mix_runs() -> Kept:
+    """Language-mix runs keyed by (weights, vocab size, parity), bounded by the bytes of their tokenizers."""
+    return Kept(MIX_CACHE_BYTES, size_of=lambda run: approx_bytes(run.tok))  # type: ignore[attr-defined]
 
 
 def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Callable[[int, int], None] | None = None,
-            parity: bool = False):
+            parity: bool = False, store: Kept | None = None):
     """A tokenizer trained on a UDHR language mix (bpeviz.mix), one per mix, size and kind, shared read-only by everyone."""
-    return mix_runs().get(weights, vocab_size, progress, parity)
+    store, key = store or mix_runs(), (weights, vocab_size, parity)
+    found = store.get(key)
+    if found is None:
+        found = mix.train_mix(dict(weights), vocab_size, progress=budget().watch(progress), parity=parity)
+        store.put(key, found)
+    return found
 
 
 @st.cache_resource(show_spinner=False)
@@ -226,7 +212,7 @@ def warm_up() -> threading.Thread:
         for name in ENCODINGS:
             with contextlib.suppress(Exception):  # a missing package is the page's to report, not the warm-up's
                 reference(name)
-        store.get(default, int(DEFAULTS["mix_vocab"]))  # type: ignore[call-overload]
+        mix_run(default, int(DEFAULTS["mix_vocab"]), store=store)
         with contextlib.suppress(Exception):  # without numba the Python engine serves
             engines.warm()
 

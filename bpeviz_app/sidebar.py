@@ -6,6 +6,7 @@ a corpus source from `bpeviz.sources` and the Settings, which together are the c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -43,33 +44,49 @@ def _upload(key: str, cap_mb: float) -> tuple[tuple[str, bytes] | None, tuple[st
     return (upload.name, upload.getvalue()), None
 
 
-def _source() -> tuple[sources.CorpusSource | None, tuple[str, str] | None]:
-    ss = st.session_state
-    kind = ss.get("source", "shipped")
-    if kind == "shipped":
-        return sources.Shipped(str(ss.get("corpus", corpora.DEFAULT_CORPUS))), None
-    if kind == "gpt2":
-        return sources.ReplayGPT2(), None
-    if kind == "paste":
-        text = str(ss.get("pasted", ""))
-        if len(text) > MAX_TEXT_CHARS:
-            return None, ("error", t("paste_too_long", n=len(text), cap=MAX_TEXT_CHARS))
-        if not text.strip():
-            return None, ("info", t("paste_something"))
-        return sources.Pasted(text, bool(ss.get("lines_are_docs"))), None
-    widget, cap = ("import_replay", MAX_TOKENIZER_MB) if kind == "import" else ("upload", MAX_UPLOAD_MB)
-    found, problem = _upload(widget, cap)
+Problem = tuple[str, str] | None  # (st.info / st.warning / st.error, message) shown instead of a lesson or beside it
+
+
+def _pasted() -> tuple[sources.CorpusSource | None, Problem]:
+    text = str(st.session_state.get("pasted", ""))
+    if len(text) > MAX_TEXT_CHARS:
+        return None, ("error", t("paste_too_long", n=len(text), cap=MAX_TEXT_CHARS))
+    if not text.strip():
+        return None, ("info", t("paste_something"))
+    return sources.Pasted(text, bool(st.session_state.get("lines_are_docs"))), None
+
+
+def _uploaded() -> tuple[sources.CorpusSource | None, Problem]:
+    found, problem = _upload("upload", MAX_UPLOAD_MB)
     if found is None:
-        return None, problem or ("info", t("choose_tokenizer_file" if kind == "import" else "choose_text_file", cap=cap))
-    name, data = found
-    if kind == "import":
-        return sources.ReplayFile(name, data), None
-    uploaded = sources.Uploaded(name, data)
-    if not data.strip():
-        return None, ("info", t("file_empty", name=render.md(name)))
+        return None, problem or ("info", t("choose_text_file", cap=MAX_UPLOAD_MB))
+    uploaded = sources.Uploaded(*found)
+    if not uploaded.data.strip():
+        return None, ("info", t("file_empty", name=render.md(uploaded.name)))
     if uploaded.bad_byte is not None:
-        return uploaded, ("warning", t("not_utf8", name=render.md(name), byte=uploaded.bad_byte))
+        return uploaded, ("warning", t("not_utf8", name=render.md(uploaded.name), byte=uploaded.bad_byte))
     return uploaded, None
+
+
+def _imported() -> tuple[sources.CorpusSource | None, Problem]:
+    found, problem = _upload("import_replay", MAX_TOKENIZER_MB)
+    if found is None:
+        return None, problem or ("info", t("choose_tokenizer_file", cap=MAX_TOKENIZER_MB))
+    return sources.ReplayFile(*found), None
+
+
+# The sidebar's source choice (sources.<Kind>.kind) -> how its lesson source is read from the session.
+SOURCE_READERS: dict[str, Callable[[], tuple[sources.CorpusSource | None, Problem]]] = {
+    "shipped": lambda: (sources.Shipped(str(st.session_state.get("corpus", corpora.DEFAULT_CORPUS))), None),
+    "gpt2": lambda: (sources.ReplayGPT2(), None),
+    "paste": _pasted,
+    "upload": _uploaded,
+    "import": _imported,
+}
+
+
+def _source() -> tuple[sources.CorpusSource | None, Problem]:
+    return SOURCE_READERS.get(str(st.session_state.get("source", "shipped")), SOURCE_READERS["shipped"])()
 
 
 def current() -> Lesson:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import altair as alt
 import pandas as pd
@@ -98,6 +98,49 @@ def chart(spec: alt.TopLevelMixin, **kwargs) -> None:
     st.altair_chart(spec.configure_legend(**legend), width="stretch", **kwargs)
 
 
+CLASSROOM_TABLE_HEIGHT = 520  # px: a long table scrolls inside this box in classroom mode
+
+
+def table(frame: pd.DataFrame, *, height: int | None = None, highlight: Callable[[pd.Series], bool] | None = None) -> None:
+    """A table of data: st.dataframe (sortable, scrolls) or, in classroom mode, a plain table whose type the mode enlarges.
+
+    st.dataframe draws on a canvas at the theme's ~13 px, which no stylesheet reaches; st.table is HTML but reads its
+    cells as Markdown, so every text cell and heading is escaped there (a token may be "[x](y)").
+    highlight: rows for which it is true get a yellow background.
+    """
+    big = bool(st.session_state.get("classroom"))
+    if big:
+        inert = lambda v: render.md(v) if isinstance(v, str) else v  # noqa: E731
+        frame = pd.DataFrame({render.md(str(c)): col.map(inert) for c, col in frame.items()}, index=frame.index)
+    data = frame if highlight is None else \
+        frame.style.apply(lambda row: ["background-color: #ffe97a" if highlight(row) else "" for _ in row], axis=1)
+    if big:
+        st.table(data, hide_index=True, height=CLASSROOM_TABLE_HEIGHT if len(frame) > 12 else "content")
+    else:
+        st.dataframe(data, hide_index=True, width="stretch", height=height or "auto")
+
+
+def progress_bar():  # -> (the slot, progress(done, total))
+    """An empty slot and a progress(done, total) that draws training's bar in it; slot.empty() clears it."""
+    slot = st.empty()
+
+    def progress(done: int, total: int) -> None:
+        slot.progress(done / max(total, 1), text=t("training_progress", done=done, total=total))
+
+    return slot, progress
+
+
+def language_dots(table: pd.DataFrame, y: str, x: str, x_title: str, order: list, tooltip: list) -> alt.Chart:
+    """One row per language (sorted by `order`), one coloured and shaped dot per tokenizer at its value of `x`."""
+    return alt.Chart(table).mark_point(filled=True, size=110).encode(
+        y=alt.Y(f"{y}:N", sort=order, title=None, axis=alt.Axis(labelFontSize=13, labelLimit=240)),
+        x=alt.X(f"{x}:Q", title=x_title),
+        color=alt.Color("tokenizer:N", legend=alt.Legend(orient="top", title=None)),
+        shape=alt.Shape("tokenizer:N", legend=None),
+        tooltip=tooltip,
+    ).properties(height=alt.Step(22))
+
+
 @st.cache_resource(show_spinner=False)
 def reference(name: str):
     """A real encoding; read-only and the same for everyone, so shared."""
@@ -132,12 +175,12 @@ def compare(text: str, tok: bpeviz.Tokenizer | None, *, label: str | None = None
     if show_table and text:
         words = metrics.count_words(text)
         n_bytes = len(to_bytes(text))
-        st.dataframe(pd.DataFrame({
+        table(pd.DataFrame({
             t("col_tokenizer"): [r[0] for r in rows],
             t("col_tokens"): [r[1] for r in rows],
             t("col_tokens_per_word"): [round(r[1] / words, 2) if words else None for r in rows],
             t("col_bytes_per_token"): [round(n_bytes / r[1], 2) if r[1] else None for r in rows],
-        }), hide_index=True)
+        }))
 
 
 def leading_space_note(text: str) -> str | None:

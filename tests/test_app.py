@@ -626,3 +626,23 @@ def test_the_inspect_page_keeps_what_was_chosen_after_a_visit_elsewhere():
     assert at.radio(key="_w_inspect_tok").value == "gpt2"
     assert at.text_input(key="_w_inspect_number").value == "2024 and 1999"
     assert "1 | 999" in " ".join(map(str, at.dataframe[-1].value.iloc[:, 1]))  # r2l-digits on the number kept
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_classroom_mode_draws_tables_the_projector_can_read(page):
+    # issue 27.9: st.dataframe draws on a canvas at ~13 px that classroom mode's type cannot reach; st.table is HTML
+    normal, big = new_app(), new_app(classroom=True)
+    normal.switch_page(page).run()
+    big.switch_page(page).run()
+    assert_clean(big)
+    assert len(big.dataframe) == 0 and len(big.table) >= len(normal.dataframe)
+
+
+def test_classroom_tables_escape_what_the_corpus_holds():
+    hostile = "![p](http://e.vil/x.png) [k](javascript:alert(1)) " * 30
+    at = new_app(classroom=True, source="paste", pasted=hostile, vocab_size=60)
+    at.switch_page("app_pages/rules.py").run()
+    assert_clean(at)
+    cells = [str(v) for table in at.table for v in table.value.to_numpy().ravel()]
+    assert any("\\!\\[" in c or "\\]\\(" in c for c in cells)  # the corpus's signs reached the table, escaped
+    assert not any(re.search(r"(?<!\\)[\[\]!(]", c) for c in cells)

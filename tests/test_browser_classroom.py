@@ -7,6 +7,8 @@ from conftest import shot
 PAGES = ["", "/encode", "/rules", "/algorithms", "/charts", "/languages", "/quirks", "/inspect", "/beyond", "/files"]
 PLAYER_PAGES = {"", "/encode", "/algorithms"}  # their step buttons must be on screen before anything is measured
 LEGEND_PAGES = {"/charts", "/languages"}  # their charts' legends must be drawn before they are measured
+TABLE_CELL_SIZES = """[...document.querySelectorAll('[data-testid="stTable"] td')].slice(0, 50)
+                      .map(td => parseFloat(getComputedStyle(td).fontSize))"""
 CAPTION_SIZE = "parseFloat(getComputedStyle(document.querySelector('[data-testid=\"stCaptionContainer\"] p')).fontSize)"
 
 
@@ -31,6 +33,10 @@ def test_no_control_is_cut_at_projector_sizes(browser, app_url, size, lang):
             page.wait_for_timeout(300)
             assert truncated_controls(page) == [], (path, size, lang)
             assert cut_chart_labels(page) == [], (path, size, lang)  # issue 27.3: legends cut on the projector
+            # issue 27.9: no canvas table (its 13 px type does not grow); the HTML tables' cells are large
+            assert page.locator('[data-testid="stDataFrame"]').count() == 0, path
+            cells = page.evaluate(TABLE_CELL_SIZES)
+            assert all(size >= 20 for size in cells), (path, min(cells))
             assert_no_errors(page)
             shot(page, f"classroom-{size}-{lang}-{path.strip('/') or 'train'}")
         caption = page.evaluate(CAPTION_SIZE)

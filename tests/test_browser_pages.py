@@ -226,6 +226,24 @@ def test_uploads_keep_to_the_cap_their_box_states(app_url, page):
     assert "5MB or smaller" in body.replace(".0MB", "MB") or "the limit here is 5 MB" in body
 
 
+def test_streamlits_own_texts_speak_portuguese_and_english_again(app_url, page):
+    # issue 27.7: Streamlit has no setting for its upload box, its errors or "Select all"; the page rewrites them
+    open_app(page, app_url, "/?lang=pt")
+    page.get_by_text("Enviar .txt").click()
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stFileUploader"]').first
+    box.locator("text=por arquivo").wait_for(timeout=30_000)
+    assert "5MB por arquivo" in box.inner_text().replace(".0MB", "MB") and "per file" not in box.inner_text()
+    assert box.get_by_role("button", name="Enviar").count() == 1
+    box.locator('input[type="file"]').set_input_files(
+        {"name": "big.txt", "mimeType": "text/plain", "buffer": b"texto grande\n" * 500_000})  # 6.5 MB
+    box.locator("text=O arquivo deve ter no máximo").wait_for(timeout=30_000)
+    assert "File must be" not in box.inner_text()
+    shot(page, "upload-refused-pt")
+    page.locator('[data-testid="stSidebar"] label', has_text="English").click()
+    box.locator("text=per file").wait_for(timeout=30_000)  # back in English: the originals are restored
+    assert "por arquivo" not in box.inner_text()
+
+
 def test_the_rules_page_in_english_and_portuguese(app_url, page):
     for lang, example, verdict in (("en", "Example: a mistake at step 5", "Line 5 is wrong"),
                                    ("pt", "Exemplo: um erro no passo 5", "Linha 5: errado")):

@@ -89,3 +89,22 @@ def test_cli_choices_come_from_the_registries():
     actions = {a.dest: a for sub in cli.parser()._subparsers._group_actions for p in sub.choices.values() for a in p._actions}
     assert tuple(actions["encoding"].choices) == tuple(reference_encodings.ENCODINGS)
     assert tuple(actions["format"].choices) == tuple(formats.FORMATS)
+
+
+def test_one_registry_names_every_algorithm_and_one_every_source():
+    # issue 25.3: training, the CLI, exports and the pages read these; adding one touches an entry and a module
+    import typing
+
+    from bpeviz import records, sources, steps, training
+    from bpeviz_app import sidebar, state
+
+    specs = records.ALGORITHM_SPECS
+    assert set(training.TRAINERS) == {name for name, a in specs.items() if a.family != "bpe"}
+    assert all((ROOT / "bpeviz" / f"{a.module}.py").exists() for a in specs.values())
+    assert set(steps.TABLE_HISTORIES) == {name for name, a in specs.items() if a.family == "pieces"}
+    assert tuple(specs) == records.ALGORITHMS + records.SUPERWORD_ALGORITHMS
+    for name, spec in specs.items():
+        settings = training.resolve_settings(300, algorithm=name)
+        assert settings.algorithm == name and (settings.level == "chars" or spec.family != "pieces")
+    kinds = [cls.kind for cls in typing.get_args(sources.CorpusSource)]
+    assert sorted(kinds) == sorted(state.SOURCES) == sorted(sidebar.SOURCE_READERS)

@@ -194,7 +194,8 @@ def language_chart(tok: bpeviz.Tokenizer | None) -> None:
     series = [mix_label, *([trained_label] if tok is not None else []), *(e.label for e in ENCODINGS.values())]
     st.caption(t("languages_series_caption", series=render.md(", ".join(series))))
     table_shown = shown.drop(columns=["code"]).rename(columns={c: t(k) for c, k in COLUMN_KEYS.items()})
-    views.table(table_shown)
+    projector = [t(COLUMN_KEYS[c]) for c in ("language", "tokenizer", "tokens_per_word", "premium")]
+    views.table(table_shown, classroom_columns=projector)  # eight columns do not fit 1024 px at projector size: the CSV has all
     st.download_button(t("download_csv"), table_shown.to_csv(index=False).encode(), file_name="bpeviz-languages.csv",
                        mime="text/csv")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -19,8 +20,11 @@ def asset(name: str) -> str:
 
 
 def css(name: str) -> str:
-    """A stylesheet from assets/, wrapped for st.markdown."""
-    return f"<style>\n{asset(name)}\n</style>"
+    """A stylesheet from assets/, wrapped for st.markdown, its comments left out: st.markdown reads the text between
+    one comment's closing and the next one's opening star as Markdown emphasis and drops the stars, which left the
+    first comment unclosed and every rule after it unread; and a blank line ends its HTML block."""
+    rules = re.sub(r"/[*].*?[*]/", "", asset(name), flags=re.S)
+    return "<style>\n" + "\n".join(line for line in rules.splitlines() if line.strip()) + "\n</style>"  # a blank line ends it
 
 
 def apply() -> None:

@@ -101,16 +101,19 @@ def chart(spec: alt.TopLevelMixin, **kwargs) -> None:
 CLASSROOM_TABLE_HEIGHT = 520  # px: a long table scrolls inside this box in classroom mode
 
 
-def table(frame: pd.DataFrame, *, height: int | None = None, highlight: Callable[[pd.Series], bool] | None = None) -> None:
+def table(frame: pd.DataFrame, *, height: int | None = None, highlight: Callable[[pd.Series], bool] | None = None,
+          classroom_columns: list[str] | None = None) -> None:
     """A table of data: st.dataframe (sortable, scrolls) or, in classroom mode, a plain table whose type the mode enlarges.
 
     st.dataframe draws on a canvas at the theme's ~13 px, which no stylesheet reaches; st.table is HTML but reads its
     cells as Markdown, so every text cell and heading is escaped there (a token may be "[x](y)").
-    highlight: rows for which it is true get a yellow background.
+    highlight: rows for which it is true get a yellow background. classroom_columns: the columns a projector shows.
     """
     big = bool(st.session_state.get("classroom"))
     if big:
-        inert = lambda v: render.md(v) if isinstance(v, str) else v  # noqa: E731
+        frame = frame[classroom_columns] if classroom_columns else frame
+        # a cell may wrap after a token separator "|" (an invisible space there): "1|000|000" in a 1024 px projector column
+        inert = lambda v: render.md(v).replace("\\|", "\\|\u200b") if isinstance(v, str) else v  # noqa: E731
         frame = pd.DataFrame({render.md(str(c)): col.map(inert) for c, col in frame.items()}, index=frame.index)
     data = frame if highlight is None else \
         frame.style.apply(lambda row: ["background-color: #ffe97a" if highlight(row) else "" for _ in row], axis=1)

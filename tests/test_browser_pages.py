@@ -240,8 +240,8 @@ def test_streamlits_own_texts_speak_portuguese_and_english_again(app_url, page):
     assert "File must be" not in box.inner_text()
     shot(page, "upload-refused-pt")
     page.locator('[data-testid="stSidebar"] label', has_text="English").click()
-    box.locator("text=per file").wait_for(timeout=30_000)  # back in English: the originals are restored
-    assert "por arquivo" not in box.inner_text()
+    box.locator("text=File must be").wait_for(timeout=30_000)  # back in English: the originals are restored
+    assert "O arquivo deve" not in box.inner_text()
 
 
 def test_the_rules_page_in_english_and_portuguese(app_url, page):

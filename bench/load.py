@@ -184,21 +184,32 @@ async def heavy_training(browser, url: str) -> list[str]:
         await context.close()
 
 
-async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1) -> dict:
-    """Step latencies of `normal` sessions stepping at once, alone, then while `attackers` sessions attack."""
+SETTLE_SECONDS = 130  # Streamlit keeps a closed session's state for server.disconnectedSessionTTL (120 s)
+
+
+async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1, pid: int | None = None) -> dict:
+    """Step latencies of `normal` sessions stepping at once, alone, then while `attackers` sessions attack; with pid,
+    the server's settled memory after the sessions alone (the warm baseline) and once every visitor has gone."""
     from playwright.async_api import async_playwright
 
+    memory: dict[str, float] = {}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
                                           args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                                                 "--disable-background-networking"])
         alone = await asyncio.gather(*[step_latencies(browser, url, clicks) for _ in range(normal)])
+        if pid is not None:
+            memory["warm"] = await asyncio.to_thread(settled_rss_mb, pid)
         hostile = [attack(browser, url) if k % 2 == 0 else heavy_training(browser, url) for k in range(attackers)]
         found = await asyncio.gather(*[step_latencies(browser, url, clicks) for _ in range(normal)], *hostile)
         await browser.close()
+    if pid is not None:
+        memory["peak"] = peak_rss_mb(pid)
+        await asyncio.sleep(SETTLE_SECONDS)
+        memory["after"] = await asyncio.to_thread(settled_rss_mb, pid)
     under_attack, refused = found[:normal], [m for seen in found[normal:] for m in seen]
     return {"alone": [t for ts in alone for t in ts], "under_attack": [t for ts in under_attack for t in ts],
-            "refused": refused}
+            "refused": refused, "memory": memory}
 
 
 def in_thread(coroutine):
@@ -207,11 +218,16 @@ def in_thread(coroutine):
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The most memory the server has held so far (VmHWM)."""
+    return rss_mb(pid, "VmHWM")
 
 
 def settled_rss_mb(pid: int, still_mb: float = 3.0, window: int = 5, every: float = 2.0, at_most: float = 300.0) -> float:
@@ -274,15 +290,18 @@ def load(n: int, url: str | None = None) -> tuple[list[dict], bool, float]:
 def main_attack(clicks: int, normal: int = 1, attackers: int = 1) -> None:
     proc, url = start_server()
     try:
-        result = in_thread(attack_run(url, clicks, normal, attackers))
-        memory = rss_mb(proc.pid)
+        result = in_thread(attack_run(url, clicks, normal, attackers, pid=proc.pid))
     finally:
         proc.terminate()
         proc.wait(timeout=15)
     alone, attacked = statistics.median(result["alone"]), statistics.median(result["under_attack"])
     print(f"{normal} session(s) clicking Next, median of {clicks} clicks each: without attackers {alone * 1000:.0f} ms, "
           f"while {attackers} session(s) attack {attacked * 1000:.0f} ms ({attacked / alone:.2f}x)")
-    print(f"attacks refused: {', '.join(result['refused'])}; server memory after: {memory:.0f} MB (limit 1 024 MB)")
+    memory = result["memory"]
+    print(f"attacks refused: {', '.join(result['refused'])}")
+    print(f"server memory (settled): {memory['warm']:.0f} MB warm with the normal sessions, {memory['peak']:.0f} MB at the "
+          f"peak, {memory['after']:.0f} MB {SETTLE_SECONDS} s after every visitor left "
+          f"({memory['after'] / memory['warm']:.2f}x the warm baseline)")
 
 
 def main() -> None:

@@ -1,14 +1,21 @@
-"""A pattern in Hugging Face tokenizers' regex engine (Oniguruma), and back.
+r"""A pattern in Hugging Face tokenizers' regex engine (Oniguruma), and back.
 
 Oniguruma reads a counted repeat followed by + (`X{1,3}+`) as that repeat repeated, where `regex` (and
 tiktoken) read it as possessive. Every other preset construct means the same in both engines, so a
-pattern is rewritten on its way out to a tokenizer.json and on its way in.
+pattern is rewritten on its way out to a tokenizer.json and on its way in. On the way out, each \p{...}
+also names the code points HF's Unicode 15.1 tables do not know and `regex` puts in that class
+(unicode_lag.LAGGING), so an exported tokenizer splits them as bpeviz does.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
+
+import regex
+
+from .unicode_lag import LAGGING
 
 BRACED_ESCAPES = "pPNxgkuU"  # \p{L}, \N{name}, \x{263a}, \g{1}: braces that are not repeats
 
@@ -68,11 +75,49 @@ def _rewrite_counted_possessive(pattern: str, wrap: Callable[[str, str], str]) -
 
 
 def for_oniguruma(pattern: str) -> str:
-    r"""The pattern written so that HF tokenizers (Oniguruma) splits as `regex` does: X{m,n}+ becomes (?>X{m,n}).
+    r"""The pattern written so that HF tokenizers (Oniguruma) splits as `regex` does: X{m,n}+ becomes (?>X{m,n}), and
+    each \p{X} also lists the code points newer than HF's Unicode tables that `regex` puts in X.
 
-    Example: for_oniguruma(r"\p{N}{1,3}+") -> r"(?>\p{N}{1,3})"
+    Example: for_oniguruma(r"\p{N}{1,3}+") -> r"(?>[\p{N}\x{10EC0}...]{1,3})" (the digits Unicode 16 added)
     """
-    return _rewrite_counted_possessive(pattern, lambda atom, count: f"(?>{atom}{count})")
+    return _with_lagging(_rewrite_counted_possessive(pattern, lambda atom, count: f"(?>{atom}{count})"))
+
+
+@cache
+def lagging_members(prop: str) -> str:
+    r"""The code points of unicode_lag.LAGGING that `regex` puts in \p{prop}, as class members: "\x{A}-\x{B}..."."""
+    member = regex.compile(rf"\p{{{prop}}}").match
+    runs: list[list[int]] = []
+    for first, last in LAGGING:
+        for cp in range(first, last + 1):
+            if member(chr(cp)):
+                if runs and runs[-1][1] == cp - 1:
+                    runs[-1][1] = cp
+                else:
+                    runs.append([cp, cp])
+    return "".join(f"\\x{{{a:X}}}" + (f"-\\x{{{b:X}}}" if b > a else "") for a, b in runs)
+
+
+_PROPERTY = re.compile(r"\\p\{(\w+)\}")
+
+
+def _with_lagging(pattern: str) -> str:
+    """Every \\p{X} in pattern, inside a class or not, widened by lagging_members(X)."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern[i] == "[":
+            end = _class_end(pattern, i)
+            out.append(_PROPERTY.sub(lambda m: m.group() + lagging_members(m.group(1)), pattern[i:end]))
+        elif pattern[i] == "\\":
+            end = _escape_end(pattern, i)
+            found = _PROPERTY.fullmatch(pattern, i, end)
+            extra = lagging_members(found.group(1)) if found else ""
+            out.append(f"[{pattern[i:end]}{extra}]" if extra else pattern[i:end])
+        else:
+            end = i + 1
+            out.append(pattern[i])
+        i = end
+    return "".join(out)
 
 
 def from_oniguruma(pattern: str) -> str:

@@ -48,6 +48,23 @@ def test_hf_export_encodes_as_tokenizers_does(bpe):
         assert hf.encode(text, add_special_tokens=False).ids == bpe.encode_ordinary(text), (bpe.settings.pretokenizer, text)
 
 
+@pytest.mark.parametrize("split", ["gpt2", "gpt4", "o200k", "words"])
+def test_hf_export_splits_code_points_newer_than_hfs_tables_as_bpeviz_does(split):
+    """Issue 26.4: HF reads Unicode 15.1, so a letter or digit added since was unassigned (Cn) to the exported pattern."""
+    from bpeviz.unicode_lag import LAGGING
+
+    rng = random.Random(3)
+    lag = [chr(cp) for first, last in LAGGING for cp in range(first, last + 1)]
+    words = [rng.choice(["a", "12", " "]) + rng.choice(lag) + rng.choice(["b", "3", ""]) for _ in range(150)]
+    tok = bpeviz.train(corpora.corpus_text("english")[:20_000] + " ".join(words * 4), vocab_size=700, level="bytes",
+                       pretokenizer=split)
+    hf = tokenizers.Tokenizer.from_str(formats.export(tok, "hf").decode())
+    parts = [*lag[::400], *"ab1 .,'\n", "A", " "]
+    for _ in range(1500):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
+        assert hf.encode(text, add_special_tokens=False).ids == tok.encode_ordinary(text), (split, text)
+
+
 def test_hf_export_imports_back_with_its_split(bpe):
     """Issue 26.2: a tokenizer.json read back splits as its pre_tokenizer says, so it encodes as HF does with the file."""
     data = formats.export(bpe, "hf")

@@ -15,7 +15,7 @@ import streamlit as st
 
 from bpeviz import compare, corpora, metrics, render, sources, steps, training
 from bpeviz.records import ALGORITHM_SPECS, ALGORITHMS, Settings
-from bpeviz_app import player, runs, sidebar, state, views
+from bpeviz_app import live, player, runs, sidebar, state, views
 from bpeviz_app.i18n import error_text, num, source_label, t
 
 NAMES = {name: ALGORITHM_SPECS[name].label for name in ALGORITHMS}
@@ -79,7 +79,7 @@ def divergence(bpe, wordpiece) -> None:
     st.caption(t("alg_hf_note"))
 
 
-@st.fragment
+@st.fragment(run_every=live.follow_every())  # a following student's player polls
 def bpe_player(tok, lesson: sidebar.Lesson, settings: Settings) -> None:
     source = lesson.source
     digest = sources.digest(source)  # type: ignore[arg-type]
@@ -87,7 +87,7 @@ def bpe_player(tok, lesson: sidebar.Lesson, settings: Settings) -> None:
                  lambda: runs.train_history(digest, settings, source), tok.settings.tie_break, player.chunk_maker(tok))
 
 
-@st.fragment
+@st.fragment(run_every=live.follow_every())  # a following student's player polls
 def table_player(kind: str, tok, lesson: sidebar.Lesson, settings: Settings) -> None:
     history = steps.TABLE_HISTORIES[kind](tok)
     player.mount(f"player_alg_{kind}", kind, runs.run_digest(lesson.source, settings), history["n"],  # type: ignore[arg-type]

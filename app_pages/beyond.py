@@ -19,7 +19,7 @@ import bpeviz
 from bpeviz import corpora, metrics, mix, optimal, render, sources, steps
 from bpeviz.records import Settings
 from bpeviz.superword import is_superword
-from bpeviz_app import player, runs, sidebar, state, views
+from bpeviz_app import live, player, runs, sidebar, state, views
 from bpeviz_app.i18n import bound, error_text, labels, num, t
 
 PARTS = ("superword", "parity", "optimal")
@@ -65,7 +65,7 @@ def superword_run(digest: str, settings: Settings, algorithm: str, transition: i
                         progress=runs.budget().watch(), **rules, **keep)
 
 
-@st.fragment
+@st.fragment(run_every=live.follow_every())  # a following student's player polls
 def superbpe_player(tok: bpeviz.Tokenizer, digest: str, train: tuple[str, ...]) -> None:
     """The Train page's player on SuperBPE: the corpus is cut only where stage 2 cuts it, so superwords form on screen."""
     def history() -> dict:

@@ -40,7 +40,7 @@ def _show_whole_trace() -> None:
     st.session_state.trace_step = state.MAX_STEP  # clamped to the trace's length
 
 
-@st.fragment
+@st.fragment(run_every=live.follow_every())  # a following student's player polls
 def trace_player(tok: Tokenizer, lesson: sidebar.Lesson, text: str) -> None:
     source, settings = lesson.source, lesson.settings
     digest = hashlib.sha256(f"{runs.run_digest(source, settings)}|{text}".encode()).hexdigest()[:20]  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from bpeviz_app import live, player, runs, sidebar
 from bpeviz_app.i18n import source_label, t, tie_name
 
 
-@st.fragment
+@st.fragment(run_every=live.follow_every())  # a following student's player polls
 def train_player(tok: Tokenizer, lesson: sidebar.Lesson) -> None:
     source, settings = lesson.source, lesson.settings
     digest = sources.digest(source)  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ from . import pretokenize
 from .merging import merge_pair
 from .records import MAX_TIES_RECORDED, Settings, Token, TraceStep
 from .superword import SUPERWORD_SPLIT, base_ids
-from .tokenizer import Tokenizer, build
+from .tokenizer import Tokenizer, build, trace_steps
 from .trainer import RawMerge
 
 Groups = list[list[int]]  # one superword piece: its words, each a list of token ids
@@ -78,15 +78,7 @@ class BoundlessTokenizer(Tokenizer):
         text = self._check_text(text)
         chunks = [[self.base_ids(w) for w in pretokenize.split_text(c, self.settings.inner_split)]
                   for c in pieces(self._prefix + text if text else text)]
-        steps = [TraceStep(None, self._flat(chunks))]
-        while (best := _best_rank(chunks, self.ranks)) is not None:
-            rank, pair, new_id = best
-            fired = 0
-            for k, groups in enumerate(chunks):
-                chunks[k], n = apply(groups, pair, new_id)
-                fired += n
-            steps.append(TraceStep(rank, self._flat(chunks), self.merges[rank - 1], fired))
-        return steps
+        return trace_steps(chunks, lambda units: _best_rank(units, self.ranks), apply, self._flat, self.merges)
 
     def _flat(self, chunks: list[Groups]) -> tuple[Token, ...]:
         return tuple(self._token(i) for groups in chunks for g in groups for i in g)  # type: ignore[misc]

@@ -101,13 +101,8 @@ def parse_table(text: str, level: str) -> list[Row]:
         if fields is None:
             raise BpevizError("table_bad_line", f"Line {number} is not 'left right' or 'left + right' (with an optional count).",
                               line=number)
-        left, right, count = fields
-        rows.append(Row(number, _token(left, level, number), _token(right, level, number), _count(count, number)))
-        if len(rows) > MAX_ROWS:
-            raise BpevizError("table_too_long", f"The table has more than {MAX_ROWS:,} rows; check at most {MAX_ROWS:,}.")
-    if not rows:
-        raise BpevizError("table_empty", "The table has no rows: write one merge a line, like '␣ + n'.")
-    return rows
+        _add(rows, number, *fields, level)
+    return _filled(rows, "The table has no rows: write one merge a line, like '␣ + n'.")
 
 
 def _parse_csv(text: str, level: str) -> list[Row]:
@@ -117,11 +112,20 @@ def _parse_csv(text: str, level: str) -> list[Row]:
         if left is None or right is None or not (count.isascii() and count.isdigit()) and count:
             raise BpevizError("table_bad_line", f"Line {number}: a row needs left and right, and a count that is a number.",
                               line=number)
-        rows.append(Row(number, _token(left, level, number), _token(right, level, number), _count(count, number)))
-        if len(rows) > MAX_ROWS:
-            raise BpevizError("table_too_long", f"The table has more than {MAX_ROWS:,} rows; check at most {MAX_ROWS:,}.")
+        _add(rows, number, left, right, count, level)
+    return _filled(rows, "The table has no rows.")
+
+
+def _add(rows: list[Row], number: int, left: str, right: str, count: str, level: str) -> None:
+    """Read one row's tokens and count into rows; refuse a table past MAX_ROWS."""
+    rows.append(Row(number, _token(left, level, number), _token(right, level, number), _count(count, number)))
+    if len(rows) > MAX_ROWS:
+        raise BpevizError("table_too_long", f"The table has more than {MAX_ROWS:,} rows; check at most {MAX_ROWS:,}.")
+
+
+def _filled(rows: list[Row], empty: str) -> list[Row]:
     if not rows:
-        raise BpevizError("table_empty", "The table has no rows.")
+        raise BpevizError("table_empty", empty)
     return rows
 
 

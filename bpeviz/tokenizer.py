@@ -24,6 +24,21 @@ __all__ = ["LONG_WORD", "NO_RANK", "COLD_TEXT", "Tokenizer", "TokenizerBase", "W
 COLD_TEXT = 1 << 16  # characters: a text this long on a fresh tokenizer is split whole, not chunk by chunk
 
 
+def trace_steps(units: list, best: Callable[[list], tuple[int, Pair, int] | None], apply: Callable,
+                pieces: Callable[[list], tuple[Token, ...]], merges: Sequence[Merge]) -> list[TraceStep]:
+    """Replay merges one rank at a time over every unit (a word's ids, or BoundlessBPE's groups of words), recording the
+    pieces after each: best(units) -> (rank, pair, new id) or None; apply(unit, pair, new id) -> (unit, places fired)."""
+    steps = [TraceStep(None, pieces(units))]
+    while (found := best(units)) is not None:
+        rank, pair, new_id = found
+        fired = 0
+        for k, unit in enumerate(units):
+            units[k], n = apply(unit, pair, new_id)
+            fired += n
+        steps.append(TraceStep(rank, pieces(units), merges[rank - 1], fired))
+    return steps
+
+
 class Tokenizer(TokenizerBase):
     """A trained BPE tokenizer. Build one with `bpeviz.train` or `bpeviz.load`."""
 
@@ -166,15 +181,12 @@ class Tokenizer(TokenizerBase):
         text = self._check_text(text)
         text = self._prefix + text if text else text
         words = [self.base_ids(p) for p in pretokenize.split_text(text, self.settings.pretokenizer)]
-        steps = [TraceStep(None, self._pieces(words))]
-        while (best := best_pair(words, self.ranks)) is not None:
-            (rank, new_id), pair = best
-            fired = 0
-            for w, ids in enumerate(words):
-                words[w], n = merge_pair(ids, pair, new_id)
-                fired += n
-            steps.append(TraceStep(rank, self._pieces(words), self.merges[rank - 1], fired))
-        return steps
+
+        def best(units: list[list[int]]) -> tuple[int, Pair, int] | None:
+            found = best_pair(units, self.ranks)
+            return None if found is None else (found[0][0], found[1], found[0][1])
+
+        return trace_steps(words, best, merge_pair, self._pieces, self.merges)
 
     def _pieces(self, words: list[list[int]]) -> tuple[Token, ...]:
         return tuple(self._token(i) for ids in words for i in ids)  # type: ignore[misc]

@@ -12,6 +12,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TypedDict, Unpack
 
 from . import counting, pretokenize, rules
 from . import engine as engines
@@ -172,22 +173,29 @@ def train_rules(settings: Settings, prepared: Prepared) -> TrainerRules:
     return rules_for(settings.tie_break, settings.count_rule, texts, settings.unique_tokens)
 
 
-def train(
-    corpus: Corpus,
-    *,
-    vocab_size: int,
-    level: str | None = None,
-    pretokenizer: str | None = None,
-    tie_break: str | None = None,
-    count_rule: str | None = None,
-    dialect: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    record_top: int = 0,
-    algorithm: str = "bpe",
-    engine: str = "auto",
-    workers: int = 1,
-    transition: int | None = None,
-) -> TokenizerBase:
+class TrainOptions(TypedDict, total=False):
+    """The keywords `train` and `train_counts` share, each as `train` describes it."""
+
+    level: str | None
+    tie_break: str | None
+    count_rule: str | None
+    dialect: str | None
+    progress: Callable[[int, int], None] | None
+    record_top: int
+    algorithm: str
+    engine: str
+
+
+def _options(options: dict, function: str) -> dict:
+    """options checked as Python checks keywords (a misspelt one is a TypeError, not silently ignored)."""
+    unknown = sorted(set(options) - set(TrainOptions.__annotations__))
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
+    return options
+
+
+def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int = 1,
+          transition: int | None = None, **options: Unpack[TrainOptions]) -> TokenizerBase:
     """Train a tokenizer to vocab_size = base symbols + merges (BPE), distinct tokens (WordPiece) or pieces (Unigram).
 
     algorithm: "bpe" (the default), "wordpiece" (wordpiece.py) or "unigram" (unigram.py; splits
@@ -202,9 +210,12 @@ def train(
     `transition`, then merges across spaces (Merge.stage 2); "boundless" (boundless.py) merges whole words too.
     Example: train(["o gato", "o cão"], vocab_size=12).merges[0].token -> " " + ...
     """
-    settings = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer, tie_break=tie_break,
-                                count_rule=count_rule, dialect=dialect, algorithm=algorithm, transition=transition)
-    return train_settings(corpus, settings, progress=progress, record_top=record_top, engine=engine, workers=workers)
+    o = _options(options, "train")
+    settings = resolve_settings(vocab_size, level=o.get("level"), pretokenizer=pretokenizer, tie_break=o.get("tie_break"),
+                                count_rule=o.get("count_rule"), dialect=o.get("dialect"), algorithm=o.get("algorithm", "bpe"),
+                                transition=transition)
+    return train_settings(corpus, settings, progress=o.get("progress"), record_top=o.get("record_top", 0),
+                          engine=o.get("engine", "auto"), workers=workers)
 
 
 def train_settings(corpus: Corpus, settings: Settings, *, progress: Callable[[int, int], None] | None = None,
@@ -229,25 +240,14 @@ def check_engine(engine: str, settings: Settings) -> None:
                           "Python (engine 'python' or 'auto').", algorithm=settings.algorithm)
 
 
-def train_counts(
-    table: CountTable,
-    *,
-    vocab_size: int,
-    level: str | None = None,
-    tie_break: str | None = None,
-    count_rule: str | None = None,
-    dialect: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    record_top: int = 0,
-    algorithm: str = "bpe",
-    engine: str = "auto",
-) -> TokenizerBase:
+def train_counts(table: CountTable, *, vocab_size: int, **options: Unpack[TrainOptions]) -> TokenizerBase:
     """Train from a count table (counting.py) as `train` would on the text it was counted from: the same merges.
 
     The table's pretokenizer (and SentencePiece's dummy prefix) must be the ones these settings use.
     """
-    settings = resolve_settings(vocab_size, level=level, pretokenizer=table.pretokenizer, tie_break=tie_break,
-                                count_rule=count_rule, dialect=dialect, algorithm=algorithm)
+    o = _options(options, "train_counts")
+    settings = resolve_settings(vocab_size, level=o.get("level"), pretokenizer=table.pretokenizer, tie_break=o.get("tie_break"),
+                                count_rule=o.get("count_rule"), dialect=o.get("dialect"), algorithm=o.get("algorithm", "bpe"))
     if settings.pretokenizer != table.pretokenizer or settings.dummy_prefix != table.dummy_prefix:
         cut = f"pretokenizer {settings.pretokenizer!r}" + (" with a dummy prefix" if settings.dummy_prefix else "")
         raise BpevizError("counts_other_settings", f"These settings split with {cut}; count the corpus that way "
@@ -257,8 +257,9 @@ def train_counts(
     if ALGORITHM_SPECS[settings.algorithm].family == "superword":
         raise BpevizError("superword_needs_text", f"{settings.algorithm} merges across the words of a count table: "
                           "train it on the text (bpeviz.train).", algorithm=settings.algorithm)
+    engine = o.get("engine", "auto")
     check_engine(engine, settings)
-    return _train_words(table.counts, settings, progress, record_top, engine)
+    return _train_words(table.counts, settings, o.get("progress"), o.get("record_top", 0), engine)
 
 
 def _train_words(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None,

@@ -215,7 +215,7 @@ def tally_chart(vote: Vote) -> None:
 
 def _back_to_class() -> None:
     if st.session_state.get("live_following"):
-        st.session_state["live_seen"] = None  # the next poll applies the teacher's lesson at once
+        st.session_state["live_seen"] = st.session_state["live_applied"] = None  # the next poll applies it all at once
 
 
 def merge_question(tok, step_key: str = "step"):
@@ -265,6 +265,7 @@ def student_bar() -> None:
 def catch_up(page_files: dict) -> None:
     """At the top of a student's run, before any widget: take the teacher's lesson if it moved (and their page)."""
     ss = st.session_state
+    ss["_live_players"] = set()  # the step keys of the players this run draws (player.mount adds them)
     code = student_code()
     if not code or teaching() is not None or not ss.get("live_following", True):
         return
@@ -274,7 +275,7 @@ def catch_up(page_files: dict) -> None:
         return  # the bar says why
     if not lesson or ss.get("live_seen") == version:
         return
-    ss["live_seen"] = version
+    ss["live_seen"], ss["live_applied"] = version, lesson
     state.apply({k: v for k, v in lesson.items() if not k.startswith("_") and k not in PERSONAL}, url=False)
     page = lesson.get("_page")
     if page is not None and page != ss.get("live_page") and page in page_files:
@@ -293,9 +294,37 @@ def follow_fragment(code: str, following: bool) -> None:
     st.markdown(f"**{t('live_joined', code=code, n=n)}**")  # here: it moves as students join
     if lesson.get("_unshared"):
         st.caption(t("live_unshared"))
-    if following and lesson and st.session_state.get("live_seen") != version:
+    if following and lesson and st.session_state.get("live_seen") != version and not step_only(lesson):
         st.rerun(scope="app")  # catch_up applies it before the sidebar is drawn
     ballot()
+
+
+def follow_every() -> float | None:
+    """How often a player's fragment looks for the teacher's next step: once a second for a following student."""
+    following = student_code() and teaching() is None and st.session_state.get("live_following", True)
+    return FOLLOW_SECONDS if following else None
+
+
+def step_only(lesson: dict) -> bool:
+    """Whether all that moved since the lesson last applied here is the step of a player on this page."""
+    applied = st.session_state.get("live_applied") or {}
+    changed = {k for k in set(lesson) | set(applied) if lesson.get(k) != applied.get(k)}
+    return bool(applied) and changed <= st.session_state.get("_live_players", set())
+
+
+def follow_step(step_key: str) -> None:
+    """In a student's player (a fragment run each second): take the teacher's step when only the step moved, so 40
+    students redraw a player each, not the whole page (bench/live_load.py)."""
+    st.session_state.setdefault("_live_players", set()).add(step_key)
+    if follow_every() is None:
+        return
+    try:
+        version, lesson, _ = rooms().follow(student_code())
+    except BpevizError:
+        return
+    if lesson and st.session_state.get("live_seen") != version and step_only(lesson) and step_key in lesson:
+        st.session_state["live_seen"], st.session_state["live_applied"] = version, lesson
+        state.apply({step_key: lesson[step_key]}, url=False)
 
 
 def ballot() -> None:

@@ -78,6 +78,7 @@ def _noop() -> None:
 def mount(key: str, kind: str, digest: str, n_steps: int, step_key: str, make_history, tie_break: str = "first",
           make_chunk=None) -> None:
     """Draw a player; make_history() builds the history only when this browser does not hold it yet."""
+    live.follow_step(step_key)  # a following student's player takes the teacher's step here
     ss = st.session_state
     known = ss.get(key) or {}
     step = min(max(int(ss.get(step_key, 0)), 0), n_steps)

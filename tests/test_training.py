@@ -1,5 +1,7 @@
 """Text-level training: what bad input gets, and where training stops."""
 
+from collections import Counter
+
 import pytest
 
 import bpeviz
@@ -36,3 +38,16 @@ def test_equal_base_vocab_means_no_merges():
     assert tok.merges == [] and tok.encode("abc") == [0, 1, 2]
 
 
+
+
+def test_a_misspelt_keyword_is_refused_by_train_and_train_counts():
+    # the two share their keywords in one TypedDict (issue 25.4); a name outside it is Python's own TypeError
+    from bpeviz import counting
+    from bpeviz.training import train_counts
+
+    with pytest.raises(TypeError, match="'tiebreak'"):
+        bpeviz.train("o gato", vocab_size=12, tiebreak="first")
+    table = counting.CountTable(Counter({" gato": 2, "o": 2}), "gpt2", False)
+    with pytest.raises(TypeError, match="'engines'"):
+        train_counts(table, vocab_size=12, engines="python")
+    assert train_counts(table, vocab_size=12, tie_break="smallest").settings.tie_break == "smallest"

@@ -18,32 +18,31 @@ import time
 
 from load import start_server
 
-TIME_CLICKS = """async ([selector, times]) => {
-  const button = () => [...document.querySelectorAll('.bpe-player .bpe-btn')].find(b => b.textContent.includes(selector));
+TIME_ACTIONS = """async ([kind, values]) => {
+  // each action (a button's click, or the slider set to a value), then the next frame: milliseconds for each
   const frame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+  const slider = document.querySelector('.bpe-player .bpe-slider');
+  const act = kind === 'click'
+    ? (name) => [...document.querySelectorAll('.bpe-player .bpe-btn')].find(b => b.textContent.includes(name)).click()
+    : (value) => { slider.value = String(value); slider.dispatchEvent(new Event('input', {bubbles: true})); };
   const out = [];
-  for (let i = 0; i < times; i++) {
+  for (const value of values) {
     const t0 = performance.now();
-    button().click();
+    act(value);
     await frame();
     out.push(performance.now() - t0);
   }
   return out;
 }"""
 
-TIME_SLIDER = """async (targets) => {
-  const slider = document.querySelector('.bpe-player .bpe-slider');
-  const frame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
-  const out = [];
-  for (const value of targets) {
-    const t0 = performance.now();
-    slider.value = String(value);
-    slider.dispatchEvent(new Event('input', {bubbles: true}));
-    await frame();
-    out.push(performance.now() - t0);
-  }
-  return out;
-}"""
+
+def time_clicks(page, button: str, times: int) -> list[float]:
+    return page.evaluate(TIME_ACTIONS, ["click", [button] * times])
+
+
+def time_slider(page, values: list[int]) -> list[float]:
+    return page.evaluate(TIME_ACTIONS, ["slider", values])
+
 
 WATCH_PLAY = """async (seconds) => {
   const counter = document.querySelector('.bpe-player .bpe-counter');
@@ -88,8 +87,8 @@ def measure(url: str) -> None:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         rows = []
         open_player(page, url, "/")
-        rows.append(("toy corpus, 41 merges", "Next", page.evaluate(TIME_CLICKS, ["Next", 40]), 100))
-        rows.append(("toy corpus, 41 merges", "Previous", page.evaluate(TIME_CLICKS, ["Previous", 40]), 100))
+        rows.append(("toy corpus, 41 merges", "Next", time_clicks(page, "Next", 40), 100))
+        rows.append(("toy corpus, 41 merges", "Previous", time_clicks(page, "Previous", 40), 100))
         page.select_option("select.bpe-speed", "0.25")
         page.locator(".bpe-player .bpe-primary").click()
         play = page.evaluate(WATCH_PLAY, 5)
@@ -97,15 +96,15 @@ def measure(url: str) -> None:
         start = time.perf_counter()
         open_player(page, url, "/?src=gpt2&vocab=50256")
         first_load = time.perf_counter() - start
-        jumps = [t for _ in range(3) for name in ("Last", "First") for t in page.evaluate(TIME_CLICKS, [name, 1])]
+        jumps = [t for _ in range(3) for name in ("Last", "First") for t in time_clicks(page, name, 1)]
         rows.append(("GPT-2, 50 000 merges", "Last / First", jumps, 300))
-        page.evaluate(TIME_CLICKS, ["Last", 1])
-        rows.append(("GPT-2, 50 000 merges", "Previous", page.evaluate(TIME_CLICKS, ["Previous", 20]), 300))
-        jumps = page.evaluate(TIME_SLIDER, [100, 25_000, 49_000, 7, 33_333, 2_000])
+        time_clicks(page, "Last", 1)
+        rows.append(("GPT-2, 50 000 merges", "Previous", time_clicks(page, "Previous", 20), 300))
+        jumps = time_slider(page, [100, 25_000, 49_000, 7, 33_333, 2_000])
         rows.append(("GPT-2, 50 000 merges", "slider jumps", jumps, 300))
         open_player(page, url, "/encode")
-        page.evaluate(TIME_CLICKS, ["First", 1])
-        rows.append(("Encode trace", "Next", page.evaluate(TIME_CLICKS, ["Next", 10]), 100))
+        time_clicks(page, "First", 1)
+        rows.append(("Encode trace", "Next", time_clicks(page, "Next", 10), 100))
         browser.close()
     print(f"{'run':<24}{'action':<15}{'redraw, median':>32}{'target':>10}")
     for run, action, times, target in rows:

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from . import engine, formats, pretokenize
 from .errors import BpevizError
+from .open_models import tiktoken_parts
 from .tokenizer import Tokenizer
 from .training import replay_on
 
@@ -40,11 +41,11 @@ def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
     """A bpeviz Tokenizer with the first n_merges merges of a bpeviz Tokenizer or a tiktoken Encoding (bpeviz.reference)."""
     if isinstance(tokenizer, Tokenizer):
         return tokenizer if n_merges is None else tokenizer.truncated(n_merges)
-    ranks = getattr(tokenizer, "_mergeable_ranks", None)  # tiktoken.Encoding keeps its ranks here
-    pattern = getattr(tokenizer, "_pat_str", None)
-    if not isinstance(ranks, dict) or not isinstance(pattern, str):
+    parts = tiktoken_parts(tokenizer)
+    if parts is None:
         raise BpevizError("inspect_unsupported", f"bpeviz reads the merges of a bpeviz tokenizer or a tiktoken encoding, "
                           f"not of {type(tokenizer).__name__}.", kind=type(tokenizer).__name__)
+    ranks, pattern = parts
     split = pretokenize.preset_named(pattern) or pattern
     tok = formats.from_pairs(formats.pairs_from_ranks(ranks, n_merges), pretokenizer=split)
     return formats.keep_file_ids(tok, ranks.get)  # ids as the encoding's own ranks

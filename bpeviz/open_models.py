@@ -88,6 +88,13 @@ def _split_failed(exc: BaseException) -> bool:
         isinstance(exc, ValueError) and str(exc).startswith("Regex error while tokenizing"))
 
 
+def tiktoken_parts(encoding: object) -> tuple[dict[bytes, int], str] | None:
+    """A tiktoken Encoding's rank table and split pattern, or None for anything else. tiktoken keeps both in private
+    fields and has no public accessor: this is the one place bpeviz reads them (PanicSafeEncoding forwards them)."""
+    ranks, pattern = getattr(encoding, "_mergeable_ranks", None), getattr(encoding, "_pat_str", None)
+    return (ranks, pattern) if isinstance(ranks, dict) and isinstance(pattern, str) else None
+
+
 class PanicSafeEncoding:
     """A tiktoken.Encoding whose Rust panics become bpeviz's own replay of the same split and merges.
 
@@ -122,7 +129,7 @@ class PanicSafeEncoding:
 
     def _replay(self, text: str) -> list[int]:
         core = self._encoding._core_bpe
-        pieces = regex.findall(self._encoding._pat_str, as_tiktoken_reads(text))
+        pieces = regex.findall(tiktoken_parts(self._encoding)[1], as_tiktoken_reads(text))  # type: ignore[index]
         return [i for piece in pieces for i in core.encode_single_piece(piece.encode("utf-8"))]
 
     def __getattr__(self, name: str):

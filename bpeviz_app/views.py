@@ -39,12 +39,13 @@ def token_info(token_id: int, token: str | bytes, tok=None, reference_name: str 
 def reference_parents(name: str, token_id: int) -> tuple[bytes, bytes] | None:
     """The two tokens a real tokenizer's token was merged from (tiktoken: the split its lower ranks make)."""
     from bpeviz import formats
+    from bpeviz.open_models import tiktoken_parts
 
     enc = reference(name)
     parents = getattr(enc, "parents", None)
     if parents is not None:
         return parents(token_id)
-    ranks = getattr(enc, "_mergeable_ranks", None)
+    ranks = (tiktoken_parts(enc) or ({}, ""))[0]
     token = enc.decode_single_token_bytes(token_id)
     if not ranks or len(token) < 2 or token not in ranks:
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import naive
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
@@ -58,18 +59,7 @@ def trace_rows(history: dict) -> list[tuple[str, int]]:
     for fired in [None, *history["fired"]]:
         if fired is not None:
             _, a, b, new, _ = fired
-            merged = []
-            for w in words:
-                out, i = [], 0
-                while i < len(w):
-                    if i + 1 < len(w) and (w[i], w[i + 1]) == (a, b):
-                        out.append(new)
-                        i += 2
-                    else:
-                        out.append(w[i])
-                        i += 1
-                merged.append(out)
-            words = merged
+            words = [naive.merge(w, (a, b), new) for w in words]
         pieces = [text[str(i)] for w in words for i in w]
         rows.append((" ".join(pieces), len(pieces)))
     return rows

@@ -159,8 +159,8 @@ def test_a_slow_server_never_pulls_the_step_back(app_url, page):
     page.wait_for_function("location.search.includes('step=3')")
 
 
-def test_a_step_whose_message_was_lost_survives_a_visit_to_another_page(app_url, page):
-    """Next, then Encode at once on a busy server: the step's message can be lost; back on Train the step is kept."""
+def dropping(page, pattern: bytes) -> tuple[list, list[bool]]:
+    """Route the app's websocket so that, while drop[0] is true, a message matching pattern never reaches the server."""
     import re
 
     dropped, drop = [], [False]
@@ -169,7 +169,7 @@ def test_a_step_whose_message_was_lost_survives_a_visit_to_another_page(app_url,
         server = ws.connect_to_server()
 
         def up(message):
-            if drop[0] and re.search(rb'"step":1[,}]', message if isinstance(message, bytes) else message.encode()):
+            if drop[0] and re.search(pattern, message if isinstance(message, bytes) else message.encode()):
                 dropped.append(message)  # as if it never arrived
                 return
             server.send(message)
@@ -178,6 +178,12 @@ def test_a_step_whose_message_was_lost_survives_a_visit_to_another_page(app_url,
         server.on_message(ws.send)
 
     page.route_web_socket("**/_stcore/stream", route)
+    return dropped, drop
+
+
+def test_a_step_whose_message_was_lost_survives_a_visit_to_another_page(app_url, page):
+    """Next, then Encode at once on a busy server: the step's message can be lost; back on Train the step is kept."""
+    dropped, drop = dropping(page, rb'"step":1[,}]')
     open_app(page, app_url)
     drop[0] = True
     page.get_by_role("button", name="Next \u25b6").click()
@@ -194,23 +200,7 @@ def test_a_step_whose_message_was_lost_survives_a_visit_to_another_page(app_url,
 
 def test_a_speed_whose_message_was_lost_survives_a_visit_to_another_page(app_url, page):
     """The same for the play speed: chosen on Train, its message lost, still chosen on Encode and back."""
-    import re
-
-    dropped, drop = [], [False]
-
-    def route(ws):
-        server = ws.connect_to_server()
-
-        def up(message):
-            if drop[0] and re.search(rb'"speed":2[,}]', message if isinstance(message, bytes) else message.encode()):
-                dropped.append(message)
-                return
-            server.send(message)
-
-        ws.on_message(up)
-        server.on_message(ws.send)
-
-    page.route_web_socket("**/_stcore/stream", route)
+    dropped, drop = dropping(page, rb'"speed":2[,}]')
     open_app(page, app_url)
     drop[0] = True
     page.locator("select.bpe-speed").select_option("2")

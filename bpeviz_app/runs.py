@@ -60,9 +60,6 @@ class Kept:
     def bytes(self) -> int:
         return sum(size for _, size in self._runs.values())
 
-    def __contains__(self, key: tuple) -> bool:
-        return key in self._runs
-
     def get(self, key: tuple):  # -> the kept result or None
         with self._lock:
             found = self._runs.get(key)
@@ -80,9 +77,6 @@ class Kept:
             self._runs[key] = (result, size)
             while self.bytes > self.max_bytes and len(self._runs) > 1:
                 self._runs.popitem(last=False)
-
-
-TrainedRuns = Kept  # the name the tests and older notes use
 
 
 @st.cache_resource

@@ -19,6 +19,7 @@ def asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
+@cache
 def css(name: str) -> str:
     """A stylesheet from assets/, wrapped for st.markdown, its comments left out: st.markdown reads the text between
     one comment's closing and the next one's opening star as Markdown emphasis and drops the stars, which left the

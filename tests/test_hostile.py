@@ -341,7 +341,7 @@ def test_wrong_types_get_value_errors_that_say_what_to_pass():
 def test_cached_runs_are_bounded_by_bytes_not_count():
     from bpeviz_app import runs
 
-    store = runs.TrainedRuns(max_bytes=40_000_000)
+    store = runs.Kept(max_bytes=40_000_000)
     toks = [bpeviz.train(f"texto {k} " * 50, vocab_size=40) for k in range(8)]
     for k, tok in enumerate(toks):
         store.put(("key", k), tok)

@@ -11,12 +11,13 @@ normalizer (lowercasing, accents) is not replayed; give text as the model expect
 from __future__ import annotations
 
 from . import hf_split, pretokenize
+from .errors import BpevizError
 from .file_checks import a_list as _list
 from .file_checks import cut
 from .file_checks import whole as _int
 from .records import ENDOFTEXT, PruneRound, Settings, WordPieceMerge
 from .tokenizer_base import TokenizerBase
-from .unigram import UnigramTokenizer
+from .unigram import SUMS, UnigramTokenizer
 from .wordpiece import CONTINUATION, WordPieceTokenizer, parse, spell
 
 UNK = "[UNK]"
@@ -86,7 +87,11 @@ def _unigram_from(data: dict, settings: Settings, details: dict) -> UnigramToken
             _int(entry.get("round"), "a round's number"), _int(entry.get("vocab_before"), "vocab_before"),
             _int(entry.get("vocab_after"), "vocab_after"), _num(entry.get("log_likelihood"), "log_likelihood"),
             _int(entry.get("tokens", 0), "a round's tokens"), tuple(str(p) for p in pruned)))
-    return UnigramTokenizer(settings=settings, pieces=pieces, rounds=rounds, **details)
+    sums = data.get("sums", "float32")
+    if sums not in SUMS:
+        raise ValueError(f"\"sums\" must be one of {', '.join(SUMS)}, not {cut(sums)}.")
+    return UnigramTokenizer(settings=settings, pieces=pieces, rounds=rounds, sums=sums,
+                            prefix_unless_space=data.get("prefix_unless_space") is True, **details)
 
 
 def from_dict(data: dict, settings: Settings) -> TokenizerBase:
@@ -159,8 +164,11 @@ def hf_json(tok: TokenizerBase, pattern: str, refuse: type[Exception] = ValueErr
                 raise refuse(f"A piece holds {META!r}, which HF's Metaspace reads as a space; the export would differ.")
             for row in pieces[:len(tok.scored)]:
                 row[0] = row[0].replace(" ", META)
-            metaspace = {"type": "Metaspace", "replacement": META, "prepend_scheme": "first", "split": True}
-            body["pre_tokenizer"] = metaspace
+            # ▁ before every text and for every space, in the normalizer (as HF's own SentencePiece conversions do):
+            # Metaspace's prepend would skip a text that starts with a space, where SentencePiece and bpeviz add it
+            body["normalizer"] = {"type": "Sequence", "normalizers": [
+                {"type": "Prepend", "prepend": META}, {"type": "Replace", "pattern": {"String": " "}, "content": META}]}
+            body["pre_tokenizer"] = {"type": "Metaspace", "replacement": META, "prepend_scheme": "never", "split": True}
             decoder = [{"type": "Replace", "pattern": {"String": META}, "content": " "}, {"type": "ByteFallback"},
                        {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]
         return {**body, "added_tokens": _added(tok, {}), "decoder": {"type": "Sequence", "decoders": decoder},
@@ -188,15 +196,34 @@ def _import_wordpiece(model: dict, name: str, pattern: str, specials: list[str])
                               special_tokens=[s for s in specials if s not in alphabet and s != unk])
 
 
+PREPEND = {"type": "Prepend", "prepend": META}
+SPACES_AS_META = {"type": "Replace", "pattern": {"String": " "}, "content": META}
+
+
+def _prepends(normalizer: object, name: str) -> bool:
+    """Whether a WordPiece or Unigram file's normalizer puts ▁ before the text; one bpeviz cannot replay is refused.
+
+    bpeviz replays none, ▁ before the text (Prepend), spaces as ▁ (Replace; Metaspace does it too), or both.
+    """
+    steps = normalizer.get("normalizers") if isinstance(normalizer, dict) and normalizer.get("type") == "Sequence" \
+        else [normalizer] if normalizer else []
+    if not isinstance(steps, list) or any(step not in (PREPEND, SPACES_AS_META) for step in steps):
+        raise BpevizError("import_normalizer", f"{name} normalizes text before it splits ({cut(normalizer)}); bpeviz "
+                          "replays only a ▁ put before the text and spaces written as ▁, so it does not import this "
+                          "one.", name=name)
+    return PREPEND in steps
+
+
 def import_hf(obj: dict, name: str) -> TokenizerBase:
     """A WordPiece or Unigram tokenizer.json as a bpeviz tokenizer with the file's ids, for encoding and comparison."""
     model = obj["model"]
     kind = model.get("type")
     if obj.get("normalizer") is not None and not isinstance(obj.get("normalizer"), dict):
         raise ValueError(f"{name}: \"normalizer\" must be an object or null, not {cut(obj.get('normalizer'))}.")
-    normalizer = obj.get("normalizer") or {}
     pre = obj.get("pre_tokenizer") if isinstance(obj.get("pre_tokenizer"), dict) else {}
-    prefix = normalizer.get("type") == "Prepend" or (pre.get("type") == "Metaspace" and pre.get("prepend_scheme") != "never")
+    scheme = pre.get("prepend_scheme") or ("always" if pre.get("add_prefix_space", True) else "never")  # older files
+    metaspace = pre.get("type") == "Metaspace" and scheme != "never"
+    prepends = _prepends(obj.get("normalizer"), name)
     pattern = hf_split.read(obj.get("pre_tokenizer"), name, byte_level=False)
     added = _list(obj.get("added_tokens") or [], f"{name}'s \"added_tokens\"")
     specials = [t["content"] for t in added if isinstance(t, dict) and isinstance(t.get("content"), str)]
@@ -221,7 +248,9 @@ def import_hf(obj: dict, name: str) -> TokenizerBase:
         seen = {p for p, _ in pieces}
         if len(seen) != len(pieces):
             raise ValueError(f"{name}: the Unigram vocab lists a piece twice.")
-        settings = Settings(vocab_size=len(pieces), pretokenizer=pattern, dummy_prefix=prefix, algorithm="unigram")
-        return UnigramTokenizer(settings=settings, pieces=pieces, special_tokens=[s for s in specials if s not in seen])
+        settings = Settings(vocab_size=len(pieces), pretokenizer=pattern, dummy_prefix=prepends or metaspace,
+                            algorithm="unigram")
+        return UnigramTokenizer(settings=settings, pieces=pieces, special_tokens=[s for s in specials if s not in seen],
+                                sums="float64", prefix_unless_space=metaspace and not prepends)  # HF's arithmetic
     raise ValueError(f"{name}: model type {cut(kind)} is not WordPiece or Unigram.")
 

@@ -48,4 +48,6 @@ def _wordpiece(tok) -> dict:
 
 
 def _unigram(tok) -> dict:
-    return {"pieces": [list(p) for p in tok.scored], "rounds": [asdict(r) for r in tok.rounds]}
+    sums = {"sums": tok.sums} if tok.sums != "float32" else {}  # an imported HF file keeps HF's arithmetic
+    sums |= {"prefix_unless_space": True} if tok.prefix_unless_space else {}  # and its Metaspace's prefix
+    return {"pieces": [list(p) for p in tok.scored], "rounds": [asdict(r) for r in tok.rounds], **sums}

@@ -58,6 +58,13 @@ class TokenizerBase:
         self.special_tokens: dict[str, int] = {s: next_id + k for k, s in enumerate(special_tokens)}
         self.byte_fallback_start = next_id + len(self.special_tokens)  # chars level only
         self._prefix = " " if self.settings.dummy_prefix else ""  # SentencePiece's ▁ before the first word
+        self.prefix_unless_space = getattr(self, "prefix_unless_space", False)  # HF's Metaspace: none before a space
+
+    def _prefixed(self, text: str) -> str:
+        """The dummy prefix before a text (not before an empty one, nor, as HF's Metaspace does, before a space)."""
+        if not text or self.prefix_unless_space and text.startswith(" "):
+            return text
+        return self._prefix + text
 
     @property
     def level(self) -> str:
@@ -122,7 +129,7 @@ class TokenizerBase:
         continued: the text goes on from an earlier call (a file read in blocks), so no dummy prefix goes before it.
         """
         text = self._check_text(text)
-        return self._out(self._encode_text(self._prefix + text if text and not continued else text))
+        return self._out(self._encode_text(text if continued else self._prefixed(text)))
 
     def encode_bytes(self, data: bytes) -> list[int]:
         """Encode raw bytes, invalid UTF-8 kept byte for byte (bytes level only); `decode_bytes` gives them back.
@@ -134,7 +141,7 @@ class TokenizerBase:
         if self.level != "bytes":
             raise ValueError("Only a bytes-level tokenizer keeps raw bytes; decode the data to text and use encode().")
         text = bytes(data).decode("utf-8", "surrogateescape")  # invalid bytes ride along as U+DC80-U+DCFF
-        return self._out(self._encode_text(self._prefix + text if text else text))
+        return self._out(self._encode_text(self._prefixed(text)))
 
     def encode(self, text: str, *, allowed_special: Collection[str] | str = ()) -> list[int]:
         """Encode text to ids. Special-token strings are refused unless allowed (as in tiktoken).
@@ -154,7 +161,7 @@ class TokenizerBase:
             return self.encode_ordinary(text)
         ids: list[int] = []
         for k, (part, special) in enumerate(pretokenize.split_on_specials(text, found)):
-            ids.extend(self._encode_text(self._prefix + part if k == 0 and part else part))
+            ids.extend(self._encode_text(self._prefixed(part) if k == 0 else part))
             if special is not None:
                 ids.append(self.special_tokens[special])
         return self._out(ids)

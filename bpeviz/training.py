@@ -229,7 +229,24 @@ def train_settings(corpus: Corpus, settings: Settings, *, progress: Callable[[in
         return _train_superword(docs, settings, progress, record_top, engine)
     with paused_gc():  # nothing here makes cycles; collecting would cost a third of the time
         words = corpus_words(docs, settings, workers)
-    return _train_words(words, settings, progress, record_top, engine)
+    finals = sentence_ends(docs, settings) if settings.algorithm == "unigram" else None
+    return _train_words(words, settings, progress, record_top, engine, finals)
+
+
+def sentence_ends(docs: Sequence[str], settings: Settings) -> Counter[str]:
+    """How often each pre-token ends a document, the last document's last one first (Unigram's seeds need both)."""
+    prefix = " " if settings.dummy_prefix else ""
+    ends: Counter[str] = Counter()
+    last = ""
+    for doc in docs:
+        tail = pretokenize.split_text((prefix + doc)[-4 * MAX_LAST_WORD:], settings.pretokenizer) if doc else []
+        if tail and len(tail[-1]) <= MAX_LAST_WORD:
+            ends[tail[-1]] += 1
+            last = tail[-1]
+    return Counter({last: ends.pop(last)} | ends) if last else ends
+
+
+MAX_LAST_WORD = 256  # characters; a longer last pre-token is trained on in windows (unigram_train.MAX_TRAIN_WORD)
 
 
 def check_engine(engine: str, settings: Settings) -> None:
@@ -263,9 +280,9 @@ def train_counts(table: CountTable, *, vocab_size: int, **options: Unpack[TrainO
 
 
 def _train_words(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None,
-                 record_top: int, engine: str = "auto") -> TokenizerBase:
+                 record_top: int, engine: str = "auto", finals: Counter[str] | None = None) -> TokenizerBase:
     if ALGORITHM_SPECS[settings.algorithm].family == "pieces":
-        return _train_pieces(words, settings, progress)
+        return _train_pieces(words, settings, progress, finals)
     # One pause for the whole run: the collector then looks once, at what the tokenizer keeps.
     with paused_gc():
         prepared = prepare([], settings.level, settings.pretokenizer, words)
@@ -302,7 +319,8 @@ def _train_superword(docs: list[str], settings: Settings, progress: Callable[[in
                                         record_top=record_top, engine=engine)
 
 
-def _train_pieces(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None) -> TokenizerBase:
+def _train_pieces(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None,
+                  finals: Counter[str] | None = None) -> TokenizerBase:
     if any(has_raw_bytes(word) for word in words):
         raise BpevizError("corpus_not_utf8", f"The corpus is not valid UTF-8; {settings.algorithm} trains on characters.")
     alphabet: set = {ch for word in words for ch in word}
@@ -316,7 +334,8 @@ def _train_pieces(words: Counter[str], settings: Settings, progress: Callable[[i
             vocab=settings.vocab_size, base=len(alphabet), level="chars",
         )
     corpus_bytes = sum(len(to_bytes(word)) * n for word, n in words.items())
-    return TRAINERS[settings.algorithm](words=words, settings=settings, progress=progress, corpus_bytes=corpus_bytes)
+    job = {"finals": finals} if finals else {}  # Unigram's seeds: how often each word ends a document
+    return TRAINERS[settings.algorithm](words=words, settings=settings, progress=progress, corpus_bytes=corpus_bytes, **job)
 
 
 # Each algorithm's trainer, by the name records.ALGORITHM_SPECS gives it, imported when first used. "pieces" trainers

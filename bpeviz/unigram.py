@@ -1,10 +1,11 @@
 """Unigram, as in Kudo (2018) and SentencePiece: the tokenizer (training is `unigram_train.py`).
 
 Encoding is Viterbi: the segmentation of each pre-token with the highest sum of piece scores,
-summed in float32 with the earliest-starting piece winning ties, as SentencePiece does (the tests
-check piece for piece). A character outside the vocabulary becomes its UTF-8 bytes
-(byte-fallback tokens, SentencePiece's byte_fallback). Spaces stay spaces inside pieces (" the");
-SentencePiece writes them as ▁.
+summed in float32 from the score of the text before it, with the earliest-starting piece winning
+ties, as SentencePiece does over a whole sentence (the tests check piece for piece). A tokenizer
+read from a HF tokenizer.json sums as HF does instead (`sums="float64"`: each pre-token from 0).
+A character outside the vocabulary becomes its UTF-8 bytes (byte-fallback tokens, SentencePiece's
+byte_fallback). Spaces stay spaces inside pieces (" the"); SentencePiece writes them as ▁.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import random
 import struct
 from collections import Counter
 from collections.abc import Sequence
-from itertools import chain
+from typing import NamedTuple
 
 from . import pretokenize
 from .merging import WordCache
@@ -25,6 +26,11 @@ from .tokenizer_base import TokenizerBase
 MAX_PIECE_LENGTH = 16  # characters; SentencePiece's max_sentencepiece_length
 UNK_PENALTY = 10.0  # an unknown character scores this far below the worst piece
 _F32 = struct.Struct("f")
+SUMS = ("float32", "float64")  # how Viterbi adds scores: SentencePiece's way (one float32 sum per text), or HF's
+
+
+def _ONE(x: float) -> tuple[float]:
+    return (x,)
 
 
 def f32(x: float) -> float:
@@ -112,16 +118,21 @@ class UnigramTokenizer(TokenizerBase):
     """A trained Unigram tokenizer: ids are the pieces, best score first; special tokens, then byte fallback, follow."""
 
     def __init__(self, *, settings: Settings, pieces: Sequence[tuple[str, float]], rounds: Sequence[PruneRound] = (),
-                 corpus_bytes: int = 0, corpus_tokens: int = 0, special_tokens: Sequence[str] = (ENDOFTEXT,)) -> None:
-        self.settings = settings
-        self.scored = [(p, f32(s)) for p, s in pieces]  # (piece, log-probability) in id order
+                 corpus_bytes: int = 0, corpus_tokens: int = 0, special_tokens: Sequence[str] = (ENDOFTEXT,),
+                 sums: str = "float32", prefix_unless_space: bool = False) -> None:
+        if sums not in SUMS:
+            raise ValueError(f"sums must be one of {', '.join(SUMS)}, not {sums!r}.")
+        self.settings, self.sums = settings, sums  # float32: SentencePiece's Viterbi; float64: HF tokenizers'
+        self.prefix_unless_space = prefix_unless_space  # an imported file whose Metaspace puts the dummy prefix
+        self.scored = [(p, f32(s) if sums == "float32" else float(s)) for p, s in pieces]  # (piece, log-prob), id order
         self.rounds = list(rounds)
         self.corpus_bytes, self.corpus_tokens = corpus_bytes, corpus_tokens
         self.vocab: dict[int, Token] = {i: p for i, (p, _) in enumerate(self.scored)}
         self.merges: list = []  # Unigram learns no merges; `rounds` is its history
         self._model = Model(self.scored)
+        self._unk = f32(self._model.unk_score) if sums == "float32" else self._model.unk_score
         self._init_codec(len(self.scored), special_tokens)
-        self._cache = WordCache(self._viterbi)  # word -> ids, bounded in entries and bytes
+        self._cache = PathCache(self._search)  # word -> its best path from 0, bounded in entries and bytes
 
     @property
     def vocab_size(self) -> int:
@@ -133,45 +144,78 @@ class UnigramTokenizer(TokenizerBase):
 
     def encode_word(self, word: str) -> tuple[int, ...]:
         """Viterbi over one pre-token, summing in float32 as SentencePiece does."""
-        return self._cache[word]
+        return self._cache[word].ids
 
-    def _viterbi(self, word: str) -> tuple[int, ...]:
+    def _search(self, word: str, base: float = 0.0) -> Path:
+        """The best path through word when the text before it scored `base` (float32 sums, SentencePiece's order).
+
+        SentencePiece runs one Viterbi over a whole sentence, so a word's sums start from the score of
+        the text before it, and float32 rounding can turn an exact tie either way. The path records the
+        closest decision it made (`margin`) and its largest partial sum, so `_encode_text` knows when a
+        path found from 0 holds from `base` too (nearly always) and when to search again from `base`.
+        """
         model, n = self._model, len(word)
-        best = [0.0] * (n + 1)
+        best = [base] * (n + 1)
         back: list[tuple[int, int]] = [(-1, -1)] * (n + 1)
-        index, scores, longest, unk = model.index, model.scores, model.longest, f32(model.unk_score)
-        pack, unpack = _F32.pack, _F32.unpack
+        index, scores, longest, unk = model.index, model.scores, model.longest, self._unk
+        pack, unpack = (_F32.pack, _F32.unpack) if self.sums == "float32" else (float, _ONE)
+        margin, low = math.inf, base
         for start in range(n):
-            base, single = best[start], False
+            here, single = best[start], False
             for end in range(start + 1, min(n, start + longest) + 1):
                 i = index.get(word[start:end])
                 if i is None:
                     continue
                 single |= end == start + 1
-                s = unpack(pack(base + scores[i]))[0]
-                if back[end][0] < 0 or s > best[end]:
-                    best[end], back[end] = s, (start, i)
+                s = unpack(pack(here + scores[i]))[0]
+                if back[end][0] < 0:
+                    best[end], back[end], low = s, (start, i), min(low, s)
+                else:
+                    margin = min(margin, abs(s - best[end]))
+                    if s > best[end]:
+                        best[end], back[end] = s, (start, i)
             if not single:
-                s = unpack(pack(base + unk))[0]
-                if back[start + 1][0] < 0 or s > best[start + 1]:
-                    best[start + 1], back[start + 1] = s, (start, -1)
+                s = unpack(pack(here + unk))[0]
+                if back[start + 1][0] < 0:
+                    best[start + 1], back[start + 1], low = s, (start, -1), min(low, s)
+                else:
+                    margin = min(margin, abs(s - best[start + 1]))
+                    if s > best[start + 1]:
+                        best[start + 1], back[start + 1] = s, (start, -1)
+        return self._path(word, back, margin, low - base)
+
+    def _path(self, word: str, back: list[tuple[int, int]], margin: float, low: float) -> Path:
         ids: list[int] = []
-        end = n
+        steps: list[float] = []
+        end, scores, unk = len(word), self._model.scores, self._unk
         while end > 0:
             start, i = back[end]
+            steps.append(scores[i] if i >= 0 else unk)
             if i >= 0:
                 ids.append(i)
             else:
                 ids.extend(reversed([self.byte_fallback_start + b for b in word[start].encode("utf-8")]))
             end = start
         ids.reverse()
-        return tuple(ids)
+        steps.reverse()
+        return Path(tuple(ids), tuple(steps), margin, -low)
+
+    def _encode_text(self, text: str) -> list[int]:
+        if self.sums == "float64":  # HF tokenizers: each pre-token on its own, from 0
+            return [i for word in self._words(text) for i in self._cache[word].ids]
+        out: list[int] = []
+        total, pack, unpack = 0.0, _F32.pack, _F32.unpack
+        for word in self._words(text):
+            path = self._cache[word]
+            if path.margin <= (len(word) + 2) * 2.0 ** -22 * (2 * path.depth + abs(total)):
+                path = self._search(word, total)  # a near tie that rounding from `total` may turn
+            out += path.ids
+            for step in path.steps:
+                total = unpack(pack(total + step))[0]
+        return out
 
     def _words(self, text: str) -> list[str]:
         return pretokenize.split_text(text, self.settings.pretokenizer)
-
-    def _encode_text(self, text: str) -> list[int]:
-        return list(chain.from_iterable(map(self.encode_word, self._words(text))))
 
     def log_likelihood(self, text: str) -> float:
         """log P(text): over the pre-tokens, the log of the summed probability of every segmentation."""
@@ -247,6 +291,23 @@ class UnigramTokenizer(TokenizerBase):
     def truncated(self, n_rounds: int) -> UnigramTokenizer:
         """Unigram has no merges to cut; the same tokenizer (stepping walks `rounds`)."""
         return self
+
+
+class Path(NamedTuple):
+    """A word's best segmentation: ids, the float32 score of each step (a piece, or an unknown character),
+    the smallest gap between two sums the search compared, and the largest partial sum's magnitude."""
+    ids: tuple[int, ...]
+    steps: tuple[float, ...]
+    margin: float
+    depth: float
+
+
+class PathCache(WordCache):
+    """WordCache of Paths, costed by their two tuples."""
+
+    @staticmethod
+    def _cost(piece: str, path: Path) -> int:  # type: ignore[override]
+        return 300 + len(piece) + 16 * len(path.ids)
 
 
 def render_piece(token: Token) -> str:

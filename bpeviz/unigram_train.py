@@ -1,15 +1,16 @@
-"""Unigram training, as in Kudo (2018) and SentencePiece: start big, re-estimate with EM, prune what costs least.
+"""Unigram training, as in Kudo (2018) and SentencePiece 0.2.3: start big, re-estimate with EM, prune what costs least.
 
 Training: the seed vocabulary is every character plus the frequent substrings of the pre-tokens
-(at least twice, at most MAX_PIECE_LENGTH characters, seen before two different continuations,
-the end of a pre-token counting as one, ranked by frequency x length; SentencePiece finds these
-with a suffix array of the raw text, where a word's end is followed by what comes next). Each
-round runs two EM steps (the E step sums each piece's expected count over all segmentations with
+(see seed_pieces: what SentencePiece's suffix array of its UTF-8 sentences finds). Each round runs
+two EM steps (the E step sums each piece's expected count over all segmentations with
 forward-backward; the M step is SentencePiece's Bayesian one, score = digamma(count) -
 digamma(total), and drops pieces expected less than half a time), then removes the pieces whose
 loss is smallest: the drop in corpus log-likelihood if each occurrence were re-segmented its
 second-best way. A round keeps SHRINK (75 %) of the pieces, until at most 1.1 x vocab_size
-remain; then the best-scoring pieces make the vocabulary. Single characters are always kept.
+remain; then pieces Viterbi would cut go, and the best-scoring pieces make the vocabulary.
+Single characters are always kept. SentencePiece's own quirks are kept too, so that its
+vocabulary comes out (tests/test_unigram.py): its trainer gives an unknown character piece 0's
+id, and the loss is computed in float32.
 """
 
 from __future__ import annotations
@@ -40,28 +41,72 @@ def digamma(x: float) -> float:
     return result + math.log(x) + xx2 / 24 - 7 * xx4 / 960 + 31 * xx4 * xx2 / 8064 - 127 * xx4 * xx4 / 30720
 
 
-def seed_pieces(words: Sequence[tuple[str, int]], seed_size: int = SEED_SIZE) -> list[tuple[str, float]]:
-    """Characters (by frequency) and frequent substrings (by frequency x length), as log-probabilities."""
+def seed_pieces(words: Sequence[tuple[str, int]], seed_size: int = SEED_SIZE,
+                finals: Counter[str] | None = None) -> list[tuple[str, float]]:
+    """Characters (by frequency) and frequent substrings (by frequency x length), as log-probabilities.
+
+    As SentencePiece's suffix array of the UTF-8 sentences finds them: a substring is a seed when it
+    is seen at least twice before two different next bytes (characters that share their first byte,
+    as Cyrillic letters often do, count as one). After a word comes the next word's space (the byte
+    that starts ▁), or, where the word ends a document (`finals`), the sentence's end. Ties: longer
+    in bytes first, then byte order. `finals` lists the last document's last word first: after its
+    sentence's end comes the end of the text, which makes one more branch (see _text_end).
+    """
     chars: Counter[str] = Counter()
     freq: Counter[str] = Counter()
-    after: dict[str, str | None] = {}  # substring -> the one character seen after it, or None once there were two
+    after: dict[str, int] = {}  # substring -> the one byte seen after it, or -1 once there were two
+    finals = finals or Counter()
     for word, n in words:
         for ch in word:
             chars[ch] += n
-        length = len(word)
+        length, final = len(word), finals[word]
+        ends = [_SPACE_BYTE] * (n > final) + [0] * (final > 0)  # what follows the word: a space, the end, or both
+        lead = [_lead_byte(ch) for ch in word]
         for start in range(length):
             for stop in range(start + 2, min(length, start + MAX_PIECE_LENGTH) + 1):
                 sub = word[start:stop]
                 freq[sub] += n
-                nxt = word[stop] if stop < length else ""  # a pre-token's end: one more continuation
-                seen = after.get(sub, nxt)
-                after[sub] = nxt if seen == nxt else None
-    ranked = sorted(((n * len(s), s) for s, n in freq.items() if n >= 2 and after[s] is None),
-                    key=lambda x: (-x[0], x[1]))[:seed_size]
-    seeds = sorted(chars.items(), key=lambda x: (-x[1], x[0])) + [(s, float(score)) for score, s in ranked]
-    total = f32(math.fsum(n for _, n in seeds))
-    logsum = math.log(total)
-    return [(p, math.log(n) - logsum) for p, n in seeds]
+                for nxt in ends if stop == length else (lead[stop],):
+                    seen = after.setdefault(sub, nxt)
+                    if seen != nxt:
+                        after[sub] = -1
+    found = Counter({s: n for s, n in freq.items() if n >= 2 and after[s] < 0}) + _text_end(finals)
+    ranked = sorted(((n * len(s), s) for s, n in found.items()),
+                    key=lambda x: (-x[0], -len(_bytes(x[1])), _bytes(x[1])))[:seed_size]
+    seeds = sorted(chars.items(), key=lambda x: (-x[1], _bytes(x[0]))) + [(s, float(score)) for score, s in ranked]
+    logsum = math.log(math.fsum(n for _, n in seeds))
+    return [(p, f32(math.log(n) - logsum)) for p, n in seeds]
+
+
+def _text_end(finals: Counter[str]) -> Counter[str]:
+    """Seed counts that SentencePiece's suffix array adds at the end of its text.
+
+    There "s" + sentence end branches (the next sentence's ▁, or the end of the text) when s ends
+    the last sentence and at least one other; its count (the sentences s ends) is added to s's.
+    """
+    if not finals:
+        return Counter()
+    last = next(iter(finals))
+    out: Counter[str] = Counter()
+    for start in range(max(0, len(last) - MAX_PIECE_LENGTH), len(last) - 1):
+        suffix = last[start:]
+        ends = sum(n for word, n in finals.items() if word.endswith(suffix))
+        if ends >= 2:
+            out[suffix] = ends
+    return out
+
+
+_SPACE_BYTE = 0xE2  # the first UTF-8 byte of ▁, which SentencePiece writes for a space
+
+
+def _lead_byte(ch: str) -> int:
+    """The first byte of ch in SentencePiece's UTF-8 (a space is ▁)."""
+    return _SPACE_BYTE if ch == " " else ch.encode("utf-8", "surrogatepass")[0]
+
+
+def _bytes(piece: str) -> bytes:
+    """A piece as SentencePiece orders pieces: UTF-8 with ▁ for a space."""
+    return sort_key(piece).encode("utf-8", "surrogatepass")
 
 
 def _e_step(model: Model, lattices: list[list[tuple[int, int, int]]], words: list[tuple[str, int]]
@@ -72,23 +117,20 @@ def _e_step(model: Model, lattices: list[list[tuple[int, int, int]]], words: lis
     for (word, n), nodes in zip(words, lattices):
         z, marginals = model.forward_backward(word, nodes)
         for (_, _, i), p in zip(nodes, marginals):
-            if i >= 0:
-                expected[i] += n * p
+            expected[max(i, 0)] += n * p  # an unknown character counts for piece 0, as in SentencePiece's trainer
         objective -= n * z / total
-        tokens += len(model.viterbi(word, nodes))
+        tokens += n * len(model.viterbi(word, nodes))
     return expected, objective, tokens
 
 
-def _m_step(model: Model, expected: list[float], desired: int) -> list[tuple[str, float]]:
-    """Scores from expected counts; pieces expected under half a time go, unless that leaves fewer than desired
-    (a small corpus): then the most expected of those used at all stay."""
-    kept = [(p, e) for (p, _), e in zip(model.pieces, expected) if e >= MIN_EXPECTED]
-    if len(kept) < desired:
-        used = sorted(((p, e) for (p, _), e in zip(model.pieces, expected) if e > 1e-9), key=lambda x: -x[1])
-        chosen = {p for p, _ in used[:desired]}
-        kept = [(p, e) for (p, _), e in zip(model.pieces, expected) if p in chosen]
-    logsum = digamma(math.fsum(e for _, e in kept))
-    return [(p, digamma(e) - logsum) for p, e in kept]
+def _m_step(model: Model, expected: list[float]) -> list[tuple[str, float]]:
+    """Scores from expected counts (SentencePiece's Bayesian M step); pieces expected under half a time go.
+
+    On a corpus too small for the vocabulary asked, this is where SentencePiece's run ends short, and so does this one.
+    """
+    kept = [(p, f32(e)) for (p, _), e in zip(model.pieces, expected) if f32(e) >= MIN_EXPECTED]
+    logsum = f32(digamma(math.fsum(e for _, e in kept)))
+    return [(p, f32(digamma(e) - logsum)) for p, e in kept]  # float32 scores, as SentencePiece keeps them
 
 
 def _prune(model: Model, words: list[tuple[str, int]], lattices: list[list[tuple[int, int, int]]],
@@ -106,16 +148,13 @@ def _prune(model: Model, words: list[tuple[str, int]], lattices: list[list[tuple
             always[i] = False  # never used whole: removable
             continue
         second = model.viterbi(piece, [x for x in nodes if not (x[0] == 0 and x[1] == len(piece))])
-        alternatives[i] = [j for _, _, j in second]
-    freq = [0.0] * size  # uses in the best segmentations of the words
-    vsum = 0
+        alternatives[i] = [max(j, 0) for _, _, j in second]
+    freq = [0.0] * size  # uses in the best segmentations of the words (an unknown character's: piece 0's)
     for (word, n), nodes in zip(words, lattices):
-        vsum += n
         for _, _, i in model.viterbi(word, nodes):
-            if i >= 0:
-                freq[i] += n
-    total = math.fsum(freq)
-    logsum = math.log(total)
+            freq[max(i, 0)] += n
+    total = f32(math.fsum(freq))
+    logsum = f32(math.log(total))
     kept: list[tuple[str, float]] = []
     candidates: list[tuple[float, int]] = []
     dropped: list[tuple[float, int]] = []
@@ -124,14 +163,15 @@ def _prune(model: Model, words: list[tuple[str, int]], lattices: list[list[tuple
             dropped.append((-math.inf, i))
         elif not alternatives[i]:
             kept.append(model.pieces[i])
-        else:
-            logprob = math.log(freq[i]) - logsum
-            logsum_alt = math.log(total + freq[i] * (len(alternatives[i]) - 1))
-            logprob_alt = math.fsum(math.log(freq[j] + freq[i]) - logsum_alt if j >= 0 else -math.inf
-                                    for j in alternatives[i])
-            candidates.append((freq[i] / vsum * (logprob - logprob_alt), i))
+        else:  # in float32, as SentencePiece computes it: a tie there goes to the earlier piece
+            logprob = f32(math.log(freq[i]) - logsum)
+            logsum_alt = f32(math.log(f32(total + f32(freq[i] * (len(alternatives[i]) - 1)))))
+            logprob_alt = 0.0
+            for j in alternatives[i]:
+                logprob_alt = f32(logprob_alt + math.log(f32(freq[j] + freq[i])) - logsum_alt)
+            candidates.append((f32(f32(freq[i] / total) * f32(logprob - logprob_alt)), i))
     candidates.sort(key=lambda c: (-c[0], c[1]))
-    room = max(0, keep - len(kept))
+    room = keep - len(kept) if len(kept) <= keep else len(candidates)  # SentencePiece stops only on reaching keep
     kept += [model.pieces[i] for _, i in candidates[:room]]
     pruned = [model.pieces[i][0] for _, i in dropped] + [model.pieces[i][0] for _, i in reversed(candidates[room:])]
     return kept, pruned
@@ -161,14 +201,18 @@ def train_unigram(
     progress: Callable[[int, int], None] | None = None,
     log: Callable[[PruneRound], None] | None = None,
     corpus_bytes: int = 0,
+    finals: Counter[str] | None = None,
 ) -> UnigramTokenizer:
-    """Train a Unigram vocabulary of settings.vocab_size pieces on distinct pre-tokens with their counts."""
+    """Train a Unigram vocabulary of settings.vocab_size pieces on distinct pre-tokens with their counts.
+
+    finals: how often each pre-token ends a document, if known (see seed_pieces).
+    """
     items = _windows(list(words.items()) if isinstance(words, Counter) else list(words))
     chars: Counter[str] = Counter()
     for word, n in items:
         for ch in word:
             chars[ch] += n
-    model = Model(seed_pieces(items))
+    model = Model(seed_pieces(items, finals=finals))
     desired = int(settings.vocab_size * 1.1)
     steps = max(1, math.ceil(math.log(max(len(model.pieces), desired + 1) / (desired + 1)) / -math.log(SHRINK)))
     lattices = [model.nodes(w) for w, _ in items]
@@ -183,7 +227,7 @@ def train_unigram(
                 progress(min(len(rounds), steps), steps)
         if done:
             break
-    final = _finalize(model, chars, settings.vocab_size)
+    final = _finalize(Model(_reachable(model)), chars, settings.vocab_size)
     final_model = Model(final)
     corpus_tokens = sum(len(final_model.viterbi(w)) * n for w, n in items)
     if progress is not None:
@@ -198,20 +242,29 @@ def _round(model: Model, lattices: list, items: list[tuple[str, int]], desired: 
     before, unused = len(model.pieces), []
     for _ in range(SUB_ITERATIONS):
         expected, objective, tokens = _e_step(model, lattices, items)
-        old, model = model, Model(_m_step(model, expected, desired))
+        old, model = model, Model(_m_step(model, expected))
         unused += [p for p, _ in old.pieces if p not in model.index]  # expected under half a time
         lattices = model.relattice(old, lattices)
-    done = len(model.pieces) <= desired
-    keep = max(desired, int(SHRINK * len(model.pieces)))
-    pieces, pruned = (model.pieces, []) if done else _prune(model, items, lattices, keep)
+    # SentencePiece prunes after every round, a small vocabulary too (pieces Viterbi never uses whole go), then stops
+    pieces, pruned = _prune(model, items, lattices, max(desired, int(SHRINK * len(model.pieces))))
+    done = len(pieces) <= desired
     record = None
     if unused or pruned:
         record = PruneRound(number, before, len(pieces), -objective * sum(n for _, n in items), tokens,
                             tuple((unused + pruned)[:MAX_PRUNED_RECORDED]))
-    if not done:
-        old, model = model, Model(pieces)
-        lattices = model.relattice(old, lattices)
+    old, model = model, Model(pieces)
+    lattices = model.relattice(old, lattices)
     return model, lattices, record, done
+
+
+def _reachable(model: Model) -> list[tuple[str, float]]:
+    """The pieces Viterbi can give whole: one whose best other cut scores higher is dropped (SentencePiece 0.2.3)."""
+    kept = []
+    for piece, score in model.pieces:
+        others = [x for x in model.nodes(piece) if not (x[0] == 0 and x[1] == len(piece))]
+        if len(piece) == 1 or sum(model.score(i) for _, _, i in model.viterbi(piece, others)) <= score:
+            kept.append((piece, score))
+    return kept
 
 
 def _finalize(model: Model, chars: Counter[str], vocab_size: int) -> list[tuple[str, float]]:

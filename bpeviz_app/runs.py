@@ -34,6 +34,7 @@ RECORD_TOP = 12  # best pairs the trainer keeps per step, so the pair chart neve
 MAX_CACHE_BYTES = 600_000_000  # all cached runs together, across every visitor
 MAX_UNIGRAM_CHARS = 250_000  # characters of distinct words a Unigram run in the app may take (see check_unigram_size)
 MAX_ENTRY_BYTES = 250_000_000  # one run larger than this is used and not kept
+WARM_UP_THREAD = "bpeviz-warm-up"  # the name of the thread that loads and trains in the background
 
 
 def approx_bytes(tok: bpeviz.Tokenizer) -> int:
@@ -210,7 +211,7 @@ def warm_up() -> threading.Thread:
         with contextlib.suppress(Exception):  # without numba the Python engine serves
             engines.warm()
 
-    thread = threading.Thread(target=work, name="bpeviz-warm-up", daemon=True)
+    thread = threading.Thread(target=work, name=WARM_UP_THREAD, daemon=True)
     thread.start()
     return thread
 

@@ -45,20 +45,33 @@ def test_hf_export_loads_in_tokenizers_with_the_same_ids(tok, tmp_path):
     out.write_bytes(formats.export(tok, "hf"))
     hf = tokenizers.Tokenizer.from_file(str(out))
     unk = hf.token_to_id("[UNK]")
-    same = fallback = 0
-    for s in strings():
+    back = formats.import_file(out)
+    same = fallback = ties = 0
+    for s in strings() + [" " + s for s in strings(400, seed=6)]:
         ours, theirs = tok.encode(s, allowed_special="all"), hf.encode(s, add_special_tokens=False).ids
         if ours == theirs:
             same += 1
         elif tok.algorithm == "wordpiece":  # where bpeviz fell back to bytes, HF wrote [UNK] for the word
             assert unk in theirs and any(tok.is_byte_fallback(i) for i in ours), s
             fallback += 1
-        else:  # HF's Metaspace puts no ▁ before a text that starts with a space; SentencePiece and bpeviz do
-            assert s.startswith(" ") and ours[1:] == theirs, s
-    assert same >= 1000
+        elif "<|endoftext|>" in s:  # HF's Prepend runs on each part between added tokens; bpeviz's on the text
+            eot = tok.special_tokens["<|endoftext|>"]
+            assert theirs == [i for k, part in enumerate(s.split("<|endoftext|>")) for i in [eot] * (k > 0) + tok.encode(part)]
+        else:  # a near tie, which HF's float64 sums per word send the other way from SentencePiece's float32 ones
+            assert near_tie(tok, s), s
+            assert back.encode(s) == theirs  # the file read back sums as HF does
+            ties += 1
+    assert same >= 1500 and ties <= 5
     if tok.algorithm == "unigram":
         assert fallback == 0
         assert hf.decode(tok.encode("o gato ÿ😀")) == "o gato ÿ😀"
+        lead = hf.encode("  lead", add_special_tokens=False)  # a ▁ before a text that starts with spaces, as SentencePiece
+        assert lead.tokens[:3] == ["\u2581"] * 3 and lead.ids == tok.encode("  lead")
+
+
+def near_tie(tok, text: str) -> bool:
+    """Whether a word of text has two segmentations within 1e-4 of each other (the Viterbi path records its margin)."""
+    return any(tok._search(word).margin < 1e-4 for word in tok._words(" " + text))
 
 
 def test_our_own_export_imports_back_with_the_same_ids(tok):
@@ -96,9 +109,9 @@ def test_a_t5_style_file_imports_and_encodes_as_hf_does(tmp_path):
     ours = bpeviz.formats.import_file(path)
     assert ours.algorithm == "unigram" and ours.settings.dummy_prefix
     compared = 0
-    for s in strings(1000):
+    for s in strings(1000) + [" " + s for s in strings(300, seed=8)] + [" ", "  a", "a  b  "]:
         theirs = t5.encode(s, add_special_tokens=False).ids
-        if 2 not in theirs and "  " not in s and not s.startswith(" "):
+        if 2 not in theirs:
             assert ours.encode(s) == theirs, s
             compared += 1
     assert compared >= 500

@@ -17,7 +17,7 @@ from bpeviz_app import runs, sidebar, state, views
 from bpeviz_app.i18n import bound, error_text, num, t
 
 LESSON = "lesson"
-REAL = ("gpt2", "cl100k_base", "o200k_base")
+REAL = ("gpt2", "cl100k_base", "o200k_base", "deepseek-v4")
 CHOICES = (LESSON, *REAL)
 EXTRA = ("prose-en", "python")  # categories beside the UDHR languages
 CATEGORIES = (*corpora.UDHR_LANGUAGES, *EXTRA)

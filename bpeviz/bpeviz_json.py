@@ -34,9 +34,9 @@ def _settings_from(data: object) -> Settings:
         raise ValueError(f"\"count_rule\" must be one of {', '.join(COUNT_RULES)}, not {cut(count_rule)}.")
     if dialect and dialect not in DIALECTS:
         raise ValueError(f"\"dialect\" must be one of {', '.join(DIALECTS)}, not {cut(dialect)}.")
-    flags = {name: data.get(name, False) for name in ("dummy_prefix", "unique_tokens")}
+    flags = {name: data.get(name, False) for name in ("dummy_prefix", "unique_tokens", "hf_unicode")}
     if not all(isinstance(v, bool) for v in flags.values()):
-        raise ValueError("\"dummy_prefix\" and \"unique_tokens\" are true or false.")
+        raise ValueError("\"dummy_prefix\", \"unique_tokens\" and \"hf_unicode\" are true or false.")
     inner_split = data.get("inner_split", "")
     if not isinstance(inner_split, str) or (algorithm in SUPERWORD_ALGORITHMS) != bool(inner_split):
         raise ValueError("\"inner_split\" names the split words are learned in, for superbpe and boundless only.")

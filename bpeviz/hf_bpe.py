@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from . import hf_split, model_files
 from .byte_chars import hf_bytes, hf_str
@@ -82,6 +83,7 @@ def import_hf(obj: dict, name: str, n_merges: int | None) -> Tokenizer:
     a_list(obj.get("added_tokens") or [], f"{name}'s \"added_tokens\"")  # read, not replayed
     vocab = model.get("vocab")
     tok = from_pairs(hf_pairs(model, name)[:n_merges], pretokenizer=split)
+    tok.settings = replace(tok.settings, hf_unicode=hf_split.reads_hf_tables(obj.get("pre_tokenizer"), name))
     if isinstance(vocab, dict):
         keep_file_ids(tok, lambda token: vocab.get(hf_str(token)))
     return tok

@@ -48,6 +48,22 @@ def _regex_of(step: dict, name: str) -> str:
     raise _refuse(name, step, "has no regex or string pattern")
 
 
+def reads_hf_tables(pre: object, name: str = "the file") -> bool:
+    """Whether the file's regex split must read text with HF's older Unicode tables to cut as HF cuts it.
+
+    True for a regex HF's Oniguruma runs (a Split's Regex, ByteLevel's own GPT-2 regex) unless the
+    pattern names the newer code points itself, as bpeviz's own export does (oniguruma.for_oniguruma).
+    """
+    for step in _steps(pre, name):
+        pattern = step.get("pattern")
+        if step.get("type") == "Split" and isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
+            if not oniguruma.names_lagging(pattern["Regex"]):
+                return True
+        elif step.get("type") == "ByteLevel" and step.get("use_regex", True):
+            return True
+    return False
+
+
 def read(pre: object, name: str = "the file", *, byte_level: bool) -> str:
     """The bpeviz split of a `pre_tokenizer`: "none" when nothing splits, a preset name, or a regex.
 

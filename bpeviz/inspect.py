@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from . import engine, formats, pretokenize
 from .errors import BpevizError
-from .open_models import tiktoken_parts
+from .open_models import HFByteLevelBPE, tiktoken_parts
 from .tokenizer import Tokenizer
 from .training import replay_on
 
@@ -41,6 +41,9 @@ def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
     """A bpeviz Tokenizer with the first n_merges merges of a bpeviz Tokenizer or a tiktoken Encoding (bpeviz.reference)."""
     if isinstance(tokenizer, Tokenizer):
         return tokenizer if n_merges is None else tokenizer.truncated(n_merges)
+    if isinstance(tokenizer, HFByteLevelBPE):  # DeepSeek V4: its file's merges, cut by its own three regex splits
+        tok = formats.from_pairs(tokenizer.merge_pairs(n_merges), pretokenizer="none").use_split(tokenizer.pieces)
+        return formats.keep_file_ids(tok, tokenizer.id_of)
     parts = tiktoken_parts(tokenizer)
     if parts is None:
         raise BpevizError("inspect_unsupported", f"bpeviz reads the merges of a bpeviz tokenizer or a tiktoken encoding, "

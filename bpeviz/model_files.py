@@ -176,7 +176,7 @@ def hf_json(tok: TokenizerBase, pattern: str, refuse: type[Exception] = ValueErr
     raise refuse(f"Not a WordPiece or Unigram tokenizer: {type(tok).__name__}.")
 
 
-def _import_wordpiece(model: dict, name: str, pattern: str, specials: list[str]) -> WordPieceTokenizer:
+def _import_wordpiece(model: dict, name: str, pattern: str, specials: list[str], hf_unicode: bool) -> WordPieceTokenizer:
     vocab = model.get("vocab")
     if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
         raise ValueError(f"{name}: a WordPiece model's vocab maps tokens to ids.")
@@ -191,7 +191,7 @@ def _import_wordpiece(model: dict, name: str, pattern: str, specials: list[str])
     alphabet = [t for t, _ in ordered if t not in specials and t != unk or vocab[t] < len(vocab) - len(specials) - 1]
     if [vocab[t] for t in alphabet] != list(range(len(alphabet))):
         raise ValueError(f"{name}: the WordPiece ids must run 0, 1, 2, … without gaps (special tokens may follow).")
-    settings = Settings(vocab_size=len(alphabet), pretokenizer=pattern, algorithm="wordpiece")
+    settings = Settings(vocab_size=len(alphabet), pretokenizer=pattern, algorithm="wordpiece", hf_unicode=hf_unicode)
     return WordPieceTokenizer(settings=settings, alphabet=alphabet, merges=[],
                               special_tokens=[s for s in specials if s not in alphabet and s != unk])
 
@@ -228,7 +228,7 @@ def import_hf(obj: dict, name: str) -> TokenizerBase:
     added = _list(obj.get("added_tokens") or [], f"{name}'s \"added_tokens\"")
     specials = [t["content"] for t in added if isinstance(t, dict) and isinstance(t.get("content"), str)]
     if kind == "WordPiece":
-        return _import_wordpiece(model, name, pattern, specials)
+        return _import_wordpiece(model, name, pattern, specials, hf_split.reads_hf_tables(obj.get("pre_tokenizer"), name))
     if kind == "Unigram":
         rows = model.get("vocab")
         if not isinstance(rows, list):
@@ -249,7 +249,7 @@ def import_hf(obj: dict, name: str) -> TokenizerBase:
         if len(seen) != len(pieces):
             raise ValueError(f"{name}: the Unigram vocab lists a piece twice.")
         settings = Settings(vocab_size=len(pieces), pretokenizer=pattern, dummy_prefix=prepends or metaspace,
-                            algorithm="unigram")
+                            algorithm="unigram", hf_unicode=hf_split.reads_hf_tables(obj.get("pre_tokenizer"), name))
         return UnigramTokenizer(settings=settings, pieces=pieces, special_tokens=[s for s in specials if s not in seen],
                                 sums="float64", prefix_unless_space=metaspace and not prepends)  # HF's arithmetic
     raise ValueError(f"{name}: model type {cut(kind)} is not WordPiece or Unigram.")

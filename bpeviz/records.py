@@ -67,6 +67,7 @@ class Settings:
     algorithm: str = "bpe"  # one of ALGORITHMS or SUPERWORD_ALGORITHMS
     transition: int = 0  # superbpe: the vocabulary size at which merges start to cross spaces (stage 2)
     inner_split: str = ""  # superbpe, boundless: the split words are learned in (pretokenizer is then "superword")
+    hf_unicode: bool = False  # split as HF tokenizers does: code points newer than its Unicode 15.1 read as unassigned
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from .merging import LONG_WORD, NO_RANK, Pair, WordCache, best_pair, merge_by_ra
 from .records import ENDOFTEXT, LEVELS, Merge, Settings, Token, TraceStep, to_bytes
 from .tokenizer_base import TokenizerBase, check_special_tokens
 from .trainer import RawMerge
+from .unicode_lag import split_as_hf
 
 __all__ = ["LONG_WORD", "NO_RANK", "COLD_TEXT", "Tokenizer", "TokenizerBase", "WordCache", "base_vocab", "best_pair", "build",
            "check_special_tokens", "merge_by_rank", "merge_long", "merge_pair", "tiktoken_merger"]
@@ -76,6 +77,7 @@ class Tokenizer(TokenizerBase):
         self._chunkable = pretokenize.is_chunkable(settings.pretokenizer)
         preset = pretokenize.PRETOKENIZERS.get(settings.pretokenizer)  # a preset's split covers all text: call it directly
         self._split = pretokenize.preset_split(preset.name) if preset is not None and preset.pattern else None
+        self.split_function: Callable[[str], list[str]] | None = None  # see use_split
         self._warm = False  # True once a long text was encoded: chunks are worth caching
         self._fast_checked = False
         # How many leading merges are known to merge their own bytes back into their token (see tiktoken_merger),
@@ -101,7 +103,7 @@ class Tokenizer(TokenizerBase):
             tok.with_file_ids({i: self.file_ids[i] for i in tok.vocab})
         if self._proof.shareable:
             tok._proof = self._proof  # one proof for the whole family of prefixes
-        return tok
+        return tok if self.split_function is None else tok.use_split(self.split_function)
 
     def bytes_per_token_after(self, k: int) -> float:
         """Bytes per token on the training corpus after the first k merges (k=0: base symbols)."""
@@ -153,7 +155,25 @@ class Tokenizer(TokenizerBase):
             fast = self._fast_merge
             self._word_cache.use(lambda piece: tuple(fast(piece.encode("utf-8", "surrogateescape"))))
 
+    def use_split(self, split: Callable[[str], list[str]]) -> Tokenizer:
+        """Cut text with split, a function, from now on: a real tokenizer's pre-tokenizer that no one regex
+        writes (DeepSeek V4's three regex splits in a row). settings.pretokenizer then no longer says how text
+        is cut, so such a tokenizer is for encoding and inspecting, not for saving."""
+        self._split, self._chunkable, self.split_function = split, False, split
+        self._word_cache.clear()
+        self._word_cache.size = 0
+        return self
+
+    def split_text(self, text: str) -> list[str]:
+        """The pre-tokens of text as this tokenizer cuts it."""
+        return self._split_text(text)
+
     def _split_text(self, text: str) -> list[str]:
+        if self.settings.hf_unicode:  # a tokenizer.json made elsewhere: split as HF's Unicode tables read the text
+            return split_as_hf(text, self._split_plain)
+        return self._split_plain(text)
+
+    def _split_plain(self, text: str) -> list[str]:
         return self._split(text) if self._split is not None else pretokenize.split_text(text, self.settings.pretokenizer)
 
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
@@ -180,7 +200,7 @@ class Tokenizer(TokenizerBase):
         """
         text = self._check_text(text)
         text = self._prefix + text if text else text
-        words = [self.base_ids(p) for p in pretokenize.split_text(text, self.settings.pretokenizer)]
+        words = [self.base_ids(p) for p in self._split_text(text)]
 
         def best(units: list[list[int]]) -> tuple[int, Pair, int] | None:
             found = best_pair(units, self.ranks)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import pretokenize, serial
 from .records import Settings, Token, as_tiktoken_reads, to_bytes
+from .unicode_lag import split_as_hf
 
 
 class TokenizerBase:
@@ -59,6 +60,12 @@ class TokenizerBase:
         self.byte_fallback_start = next_id + len(self.special_tokens)  # chars level only
         self._prefix = " " if self.settings.dummy_prefix else ""  # SentencePiece's ▁ before the first word
         self.prefix_unless_space = getattr(self, "prefix_unless_space", False)  # HF's Metaspace: none before a space
+
+    def _pretokens(self, text: str) -> list[str]:
+        """text split by the settings' pre-tokenizer (as HF's Unicode tables read it, for a tokenizer.json made elsewhere)."""
+        if self.settings.hf_unicode:
+            return split_as_hf(text, lambda part: pretokenize.split_text(part, self.settings.pretokenizer))
+        return pretokenize.split_text(text, self.settings.pretokenizer)
 
     def _prefixed(self, text: str) -> str:
         """The dummy prefix before a text (not before an empty one, nor, as HF's Metaspace does, before a space)."""

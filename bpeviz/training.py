@@ -229,24 +229,12 @@ def train_settings(corpus: Corpus, settings: Settings, *, progress: Callable[[in
         return _train_superword(docs, settings, progress, record_top, engine)
     with paused_gc():  # nothing here makes cycles; collecting would cost a third of the time
         words = corpus_words(docs, settings, workers)
-    finals = sentence_ends(docs, settings) if settings.algorithm == "unigram" else None
+    finals = None
+    if settings.algorithm == "unigram":
+        from .unigram_train import sentence_ends
+
+        finals = sentence_ends(docs, settings)
     return _train_words(words, settings, progress, record_top, engine, finals)
-
-
-def sentence_ends(docs: Sequence[str], settings: Settings) -> Counter[str]:
-    """How often each pre-token ends a document, the last document's last one first (Unigram's seeds need both)."""
-    prefix = " " if settings.dummy_prefix else ""
-    ends: Counter[str] = Counter()
-    last = ""
-    for doc in docs:
-        tail = pretokenize.split_text((prefix + doc)[-4 * MAX_LAST_WORD:], settings.pretokenizer) if doc else []
-        if tail and len(tail[-1]) <= MAX_LAST_WORD:
-            ends[tail[-1]] += 1
-            last = tail[-1]
-    return Counter({last: ends.pop(last)} | ends) if last else ends
-
-
-MAX_LAST_WORD = 256  # characters; a longer last pre-token is trained on in windows (unigram_train.MAX_TRAIN_WORD)
 
 
 def check_engine(engine: str, settings: Settings) -> None:
@@ -383,7 +371,11 @@ def replay_on(
     For merges learned elsewhere (GPT-2's, a file's): the class sees what they buy on its own text.
     Example: replay_on(gpt2_tok, "the cat").merges[0].count -> how often " t" occurs in "the cat"
     """
-    counts = corpus_words(corpus_documents(corpus, "bytes"), tok.settings)
+    docs = corpus_documents(corpus, "bytes")
+    if tok.split_function is not None:  # a real tokenizer's own pre-tokenizer (Tokenizer.use_split)
+        counts = Counter(piece for doc in docs for piece in tok.split_function(doc))
+    else:
+        counts = corpus_words(docs, tok.settings)
     sequences = [(tok.base_ids(word), n) for word, n in counts.items()]
     pairs = [(m.left_id, m.right_id) for m in tok.merges]
     base_texts = [tok.vocab[i] for i in range(tok.n_base)]  # bpeviz ids (an imported file speaks its own)

@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from . import pretokenize
 from .merging import WordCache
 from .records import ENDOFTEXT, PruneRound, Settings, Token
 from .tokenizer_base import TokenizerBase
@@ -215,7 +214,7 @@ class UnigramTokenizer(TokenizerBase):
         return out
 
     def _words(self, text: str) -> list[str]:
-        return pretokenize.split_text(text, self.settings.pretokenizer)
+        return self._pretokens(text)
 
     def log_likelihood(self, text: str) -> float:
         """log P(text): over the pre-tokens, the log of the summed probability of every segmentation."""

@@ -19,6 +19,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from . import pretokenize
 from .records import MAX_PRUNED_RECORDED, PruneRound, Settings
 from .unigram import MAX_PIECE_LENGTH, Model, UnigramTokenizer, f32, sort_key
 
@@ -107,6 +108,19 @@ def _lead_byte(ch: str) -> int:
 def _bytes(piece: str) -> bytes:
     """A piece as SentencePiece orders pieces: UTF-8 with ▁ for a space."""
     return sort_key(piece).encode("utf-8", "surrogatepass")
+
+
+def sentence_ends(docs: Sequence[str], settings: Settings) -> Counter[str]:
+    """How often each pre-token ends a document, the last document's last one first (Unigram's seeds need both)."""
+    prefix = " " if settings.dummy_prefix else ""
+    ends: Counter[str] = Counter()
+    last = ""
+    for doc in docs:
+        tail = pretokenize.split_text((prefix + doc)[-4 * MAX_TRAIN_WORD:], settings.pretokenizer) if doc else []
+        if tail and len(tail[-1]) <= MAX_TRAIN_WORD:
+            ends[tail[-1]] += 1
+            last = tail[-1]
+    return Counter({last: ends.pop(last)} | ends) if last else ends
 
 
 def _e_step(model: Model, lattices: list[list[tuple[int, int, int]]], words: list[tuple[str, int]]

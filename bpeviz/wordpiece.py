@@ -129,7 +129,7 @@ class WordPieceTokenizer(TokenizerBase):
         return tuple(ids)
 
     def _encode_text(self, text: str) -> list[int]:
-        words = pretokenize.split_text(text, self.settings.pretokenizer)
+        words = self._pretokens(text)
         if self.settings.pretokenizer == BERT_SPLIT:
             words = [w for w in words if not w.isspace()]
         return list(chain.from_iterable(map(self.encode_word, words)))

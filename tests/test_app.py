@@ -611,6 +611,16 @@ def test_the_inspect_page_reads_a_real_tokenizer_in_both_languages():
     assert at.title[0].value == "Inspecionar um tokenizador" and [m.value for m in at.metric][0] == "100.000"
 
 
+@pytest.mark.slow
+def test_the_inspect_page_reads_deepseek_with_its_own_splits():
+    # issue 31: DeepSeek V4's three regex splits are no one bpeviz pattern; the page was refused before
+    at = new_app(inspect_tok="deepseek-v4")
+    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    assert_clean(at)
+    assert [m.value for m in at.metric][:2] == ["127,741", "0"]  # its merged tokens, none unreachable (HF agrees)
+    assert any("HiGHS" in plain(c.value) and "Optimal" in plain(c.value) for c in at.caption)
+
+
 def test_the_inspect_page_asks_for_bytes_when_the_lesson_is_at_level_chars():
     at = new_app(inspect_tok="lesson")
     at.switch_page("app_pages/inspect.py").run(timeout=300)

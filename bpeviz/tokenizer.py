@@ -153,7 +153,8 @@ class Tokenizer(TokenizerBase):
         if self._fast_merge is not None:
             proof.upto = max(proof.upto, n)
             fast = self._fast_merge
-            self._word_cache.use(lambda piece: tuple(fast(piece.encode("utf-8", "surrogateescape"))))
+            self._word_cache.use(lambda piece: tuple(fast(piece.encode("utf-8", "surrogateescape"))),
+                                 lambda pieces: [tuple(fast(p.encode("utf-8", "surrogateescape"))) for p in pieces])
 
     def use_split(self, split: Callable[[str], list[str]]) -> Tokenizer:
         """Cut text with split, a function, from now on: a real tokenizer's pre-tokenizer that no one regex

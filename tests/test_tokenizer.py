@@ -166,6 +166,11 @@ def test_a_cold_text_with_more_new_pieces_than_the_cache_holds_still_encodes_the
     fresh = tok.truncated(len(tok.merges))
     assert fresh.encode_ordinary(text) == expected
     assert len(fresh._word_cache) == 50
+    monkeypatch.setattr(tokenizer.WordCache, "MAX_ENTRIES", 200_000)
+    monkeypatch.setattr(tokenizer.WordCache, "MAX_BYTES", 20_000)  # the batch fill stops at the byte budget too
+    fresh = tok.truncated(len(tok.merges))
+    assert fresh.encode_ordinary(text) == expected
+    assert 0 < fresh._word_cache.size <= 20_000
 
 
 @pytest.mark.parametrize("pre", ["gpt4", "gpt2"])

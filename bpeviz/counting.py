@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import pretokenize
+from . import dask_counting, pretokenize
 from .count_tables import HEADER, CountTable, escape_piece, read_counts, unescape_piece, write_counts
 from .errors import BpevizError
 
@@ -31,6 +30,7 @@ __all__ = ["BLOCK_BYTES", "HEADER", "PARALLEL_MIN_BYTES", "Block", "CountTable",
 
 BLOCK_BYTES = 4 << 20  # read this much at a time; a block holds about as much text
 PARALLEL_MIN_BYTES = 8 << 20  # below this, starting worker processes costs more than it saves
+MAX_LOCAL_WORKERS = dask_counting.MAX_LOCAL_WORKERS  # local:N starts N processes: no more than the machine's cores
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,9 @@ def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1
             progress(done, total_bytes)
 
     if scheduler:
-        return _count_on_dask(blocks, pretokenizer, scheduler, advance)
+        with dask_counting.connect(scheduler) as (client, n):
+            return dask_counting.count_blocks(
+                client, blocks, pretokenizer, n, lambda *job: _add_in_order(*job, advance=advance))  # type: ignore[misc]
     counts: Counter[str] = Counter()
     if workers <= 1:
         for block in blocks:
@@ -199,36 +201,6 @@ def _add_in_order(counts: Counter[str], blocks: Iterable[Block], submit: Callabl
         advance(done_block)
 
 
-MAX_LOCAL_WORKERS = os.cpu_count() or 1  # local:N starts N processes: no more than the machine's cores
-
-
-def _count_on_dask(blocks: Iterable[Block], pretokenizer: str, scheduler: str, advance: Callable[[Block], None]) -> Counter[str]:
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise BpevizError("dask_missing", "Counting on a cluster needs Dask: pip install -e \".[cluster]\"") from None
-    local = re.fullmatch(r"local:(\d+)", scheduler)
-    if local is None and not re.fullmatch(r"tcp://[^\s/]+:\d+", scheduler):
-        raise BpevizError("bad_scheduler", f"--scheduler is local:N or tcp://HOST:PORT, not {scheduler!r}.")
-    counts: Counter[str] = Counter()
-    if local is not None:
-        n = max(1, int(local.group(1)))
-        if n > MAX_LOCAL_WORKERS:
-            raise BpevizError("too_many_workers", f"--scheduler local:{n} asks for more worker processes than this machine "
-                              f"has cores ({MAX_LOCAL_WORKERS}); give at most local:{MAX_LOCAL_WORKERS}.",
-                              n=n, cap=MAX_LOCAL_WORKERS)
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                          dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
-            _add_in_order(counts, blocks, lambda docs: client.submit(pretokenize.count_pieces, docs, pretokenizer, pure=False),
-                          2 * n, advance)
-        return counts
-    with Client(scheduler, timeout="10s") as client:
-        n = max(1, len(client.scheduler_info().get("workers", {})))
-        _add_in_order(counts, blocks, lambda docs: client.submit(pretokenize.count_pieces, docs, pretokenizer, pure=False),
-                      2 * n, advance)
-    return counts
-
-
 def count_files(paths: Sequence[str | Path], pretokenizer: str, *, lines: bool = False, dummy_prefix: bool = False,
                 workers: int | None = None, scheduler: str | None = None, progress: Progress | None = None,
                 block_bytes: int = BLOCK_BYTES) -> CountTable:
@@ -245,6 +217,12 @@ def count_files(paths: Sequence[str | Path], pretokenizer: str, *, lines: bool =
     if workers is None:
         workers = (os.cpu_count() or 1) if total >= PARALLEL_MIN_BYTES else 1
     blocks = read_blocks(paths, lines=lines, pretokenizer=pretokenizer, dummy_prefix=dummy_prefix, block_bytes=block_bytes)
+    if scheduler and (lines or pretokenize.is_chunkable(pretokenizer)):  # the workers read their own byte ranges
+        pretokenize.resolve(pretokenizer)
+        counts = dask_counting.count_files(paths, blocks, pretokenizer, scheduler, _add_in_order, lines=lines,
+                                           dummy_prefix=dummy_prefix, progress=progress, total=total,
+                                           range_bytes=4 * block_bytes)
+        return CountTable(counts, pretokenizer, dummy_prefix)
     counts = count_blocks(blocks, pretokenizer, workers=workers, scheduler=scheduler, progress=progress, total_bytes=total)
     return CountTable(counts, pretokenizer, dummy_prefix)
 

@@ -14,3 +14,11 @@ class BpevizError(ValueError):
         super().__init__(message)
         self.code = code
         self.values = values
+
+    def __reduce__(self) -> tuple:
+        """Pickled whole, code and values too: a worker process or a Dask worker raises it back in the caller."""
+        return _rebuild, (self.code, str(self), self.values)
+
+
+def _rebuild(code: str, message: str, values: dict) -> BpevizError:
+    return BpevizError(code, message, **values)

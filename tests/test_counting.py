@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import corpora, counting, pretokenize
+from bpeviz import corpora, counting, dask_counting, pretokenize
 from bpeviz.counting import CountTable
 from bpeviz.training import train_counts
 
@@ -194,3 +194,23 @@ def test_local_scheduler_starts_its_own_loopback_cluster(tmp_path):
     path.write_text(corpora.corpus_text("portuguese"), encoding="utf-8")
     got = counting.count_files([path], "gpt2", scheduler="local:2", block_bytes=32 << 10)
     assert list(got.counts.items()) == list(pretokenize.count_pieces([path.read_text(encoding="utf-8")], "gpt2").items())
+
+
+@pytest.mark.parametrize(("pre", "lines", "prefix"), [("gpt4", False, False), ("gpt2", False, True), ("o200k", False, False),
+                                                      ("gpt2", True, False), ("words", True, True)])
+def test_byte_ranges_tile_a_file_and_count_as_one_process(tmp_path, pre, lines, prefix):
+    """Issue 29: Dask workers read their own byte ranges; the ranges, cut where each edge's first safe cut is, add up
+    to the one-process table, order included, wherever the edges fall (inside a character, a space run, bad bytes)."""
+    text = "\n".join(corpora.corpus_text(name)[:6000] for name in ("english", "udhr-ru", "udhr-zh", "python"))
+    odd = "a\u00a0 b\u3000 c  \n\n  d\r\ne \t\n"
+    data = (text + odd).encode() + b"\xff\xfe broken \xe2\x82 bytes " + (odd + text[:3000]).encode()
+    path = tmp_path / "mixed.txt"
+    path.write_bytes(data)
+    expected = counting.count_files([path], pre, lines=lines, dummy_prefix=prefix, workers=1).counts
+    preset = pretokenize.PRETOKENIZERS[pre]
+    for span in (61, 1000, 4099):
+        total = Counter()
+        for start in range(0, len(data), span):
+            total.update(dask_counting.count_range(str(path), start, min(start + span, len(data)), len(data), pre, lines,
+                                                   prefix, preset.newline_cut))
+        assert list(total.items()) == list(expected.items()), span

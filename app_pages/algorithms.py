@@ -104,8 +104,9 @@ def players(toks: dict, lesson: sidebar.Lesson) -> None:
                 st.error(render.md(error_text(tok)))
                 continue
             rounds = len(getattr(tok, "rounds", ()))
+            engine = t(f"unigram_engine_{tok.engine}") if name == "unigram" and tok.engine else ""
             st.caption(t(f"alg_tab_{name}" + ("_none" if name == "unigram" and not rounds else ""), vocab=tok.vocab_size,
-                         rounds=rounds))
+                         rounds=rounds) + (" " + engine if engine else ""))
             if name == "bpe":
                 bpe_player(tok, lesson, settings[name])
             else:

@@ -94,3 +94,15 @@ def sized_text(n_bytes: int, seed: int = 0, source: tuple[str, ...] | None = Non
         parts.append(part)
         size += len(part.encode())
     return "\n".join(parts).encode()[:n_bytes].decode("utf-8", "ignore")
+
+
+def sentencepiece_unigram(lines: list[str], vocab_size: int, threads: int) -> None:
+    """SentencePiece's Unigram trainer as bpeviz's default trains (identity normalization, no extra splits)."""
+    import io
+
+    import sentencepiece as spm
+
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=io.BytesIO(), vocab_size=vocab_size + 3, model_type="unigram",
+        normalization_rule_name="identity", remove_extra_whitespaces=False, split_by_unicode_script=False,
+        split_by_number=False, character_coverage=1.0, num_threads=threads, minloglevel=2)

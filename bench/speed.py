@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, hf_documents, hf_train, machine, sized_text
+from common import ROOT, hf_documents, hf_train, machine, sentencepiece_unigram, sized_text
 
 import bpeviz
 from bpeviz import corpora, formats, pretokenize
@@ -56,6 +56,27 @@ def training_rows(quick: bool) -> None:
                     for e in engines]
             *ours, hf = interleaved([*runs, lambda d=docs, v=vocab: hf_train(d, v, hf_pattern)], repeat)
             print(f"  {label:<22} {vocab:>6}  {hf:7.3f}  " + "  ".join(f"{o:8.3f} {o / hf:5.2f}x" for o in ours))
+
+
+def unigram_rows(quick: bool) -> None:
+    """Unigram training against SentencePiece's on one thread (and its default threads), each engine."""
+    try:
+        import sentencepiece  # noqa: F401
+    except ImportError:
+        print("\nunigram: sentencepiece not installed here, no ratio")
+        return
+    text = corpora.corpus_text("english") if quick else sized_text(1_000_000)
+    lines = [line for line in text.splitlines() if line.strip()]
+    vocab = 2000 if quick else 8000
+    engines = bpeviz.engines()
+    runs = [lambda e=e: bpeviz.train(lines, vocab_size=vocab, algorithm="unigram", engine=e) for e in engines]
+    *ours, one, many = interleaved([*runs, lambda: sentencepiece_unigram(lines, vocab, 1),
+                                    lambda: sentencepiece_unigram(lines, vocab, 16)], 3)
+    print(f"\nunigram training, {len(text.encode()) / 1e6:.2f} MB of lines, vocab {vocab}; seconds, and time / "
+          "SentencePiece's on one thread (compiled target <= 1.5)")
+    print(f"  SentencePiece 1 thread {one:6.2f}, default threads {many:6.2f}")
+    for engine, seconds in zip(engines, ours):
+        print(f"  bpeviz {engine:<15} {seconds:6.2f}  {seconds / one:5.2f}x  ({seconds / many:5.2f}x its default threads)")
 
 
 COMPILE = """import time; t = time.time(); from bpeviz import engine; engine.warm(); print(time.time() - t)"""
@@ -129,6 +150,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"machine: {machine()}\n")
     training_rows(args.quick)
+    unigram_rows(args.quick)
     compile_rows()
     encoding_rows(args.quick)
     cli_rows(args.quick)

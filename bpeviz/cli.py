@@ -151,6 +151,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if bpe:
         print(f"bpeviz: {len(tok.merges):,} merges on the {tok.engine} engine in {seconds:.2f} s", file=sys.stderr)
     if isinstance(tok, UnigramTokenizer):
+        print(f"bpeviz: {tok.vocab_size:,} pieces in {len(tok.rounds)} rounds on the {tok.engine} engine in {seconds:.2f} s",
+              file=sys.stderr)
         for r in tok.rounds:
             print(round_line(r), file=sys.stderr)
         lines = ([json.dumps({"id": i, "piece": p, "score": score}, ensure_ascii=False) for i, (p, score) in
@@ -298,8 +300,8 @@ def _add_train(sub) -> None:
     _add_rules(t)
     _add_counting(t)
     t.add_argument("--engine", choices=ENGINES, default="auto",
-                   help="BPE's merge loop: python, compiled (numba: pip install \"bpeviz[fast]\"), or auto (default: compiled "
-                        "for big corpora when numba is installed); the merges are the same")
+                   help="BPE's merge loop and Unigram's EM and pruning: python, compiled (numba: pip install \"bpeviz[fast]\"), "
+                        "or auto (default: compiled for big corpora when numba is installed); the result is the same")
     t.add_argument("--json", action="store_true", help="one JSON object per merge")
     t.add_argument("--bytes", action="store_true", help="print tokens as Python byte literals (minbpe style)")
     t.add_argument("-o", "--output", help="save the tokenizer as JSON")

@@ -1,4 +1,4 @@
-"""Which engine runs the merge loop: the readable Python trainer, or the compiled one (numba, the `fast` extra).
+"""Which engine runs the merge loop (and Unigram's EM and pruning): readable Python, or compiled (numba, the `fast` extra).
 
 Both give the same RawMerge records (tests/test_compiled.py); the Python one is the reference a
 class reads and the fallback everywhere. "auto" takes the compiled engine when numba imports here
@@ -40,12 +40,13 @@ def engines() -> list[str]:
 
 
 def warm() -> bool:
-    """Load the compiled loop (from numba's cache, or compile it: about 20 s once per install); False without numba."""
+    """Load the compiled loops (from numba's cache, or compile them: about 30 s once per install); False without numba."""
     with _lock:
         if not _state.get("warm") and compiled_available():
-            from . import compiled
+            from . import compiled, compiled_unigram
 
             compiled.warm()
+            compiled_unigram.warm()
             _state["warm"] = True
     return bool(_state.get("warm"))
 

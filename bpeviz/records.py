@@ -26,7 +26,7 @@ class Algorithm:
     family: str
     module: str  # the bpeviz module that trains it
     default_split: str = "gpt2"  # when no pretokenizer is given
-    compiled: bool = False  # the compiled engine can run its merge loop
+    compiled: bool = False  # the compiled engine can run its loops (BPE's merge loop; Unigram's EM and pruning)
     rules: bool = True  # takes BPE's tie and counting rules and its dialects
     transition: bool = False  # takes train(..., transition=T)
     dummy_prefix_split: str = ""  # with this split, a space goes before every document (SentencePiece style)
@@ -37,7 +37,7 @@ ALGORITHM_SPECS: dict[str, Algorithm] = {
     "bpe": Algorithm("bpe", "BPE", "bpe", "training", compiled=True),
     "wordpiece": Algorithm("wordpiece", "WordPiece", "pieces", "wordpiece", rules=False, positional=True),
     "unigram": Algorithm("unigram", "Unigram", "pieces", "unigram_train", default_split="spaces", rules=False,
-                         dummy_prefix_split="spaces"),
+                         dummy_prefix_split="spaces", compiled=True),
     "superbpe": Algorithm("superbpe", "SuperBPE", "superword", "superword", compiled=True, transition=True),
     "boundless": Algorithm("boundless", "BoundlessBPE", "superword", "boundless", rules=False),
 }

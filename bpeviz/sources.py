@@ -179,7 +179,7 @@ def replay(source: ReplayFile | ReplayGPT2, settings: Settings, *, progress: Cal
 
 def tokenizer_for(source: CorpusSource, settings: Settings, *, progress: Callable[[int, int], None] | None = None,
                   record_top: int = 0, engine: str = "auto") -> Tokenizer:
-    """Train on the source with settings, or replay its merges; engine runs BPE's merge loop (see engine.py)."""
+    """Train on the source with settings, or replay its merges; engine runs the training loops (see engine.py)."""
     if isinstance(source, REPLAYS):
         return replay(source, settings, progress=progress, record_top=record_top, engine=engine)
     return train_settings(source.documents(), settings, progress=progress, record_top=record_top, engine=engine)

@@ -205,7 +205,7 @@ def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, w
     the rules of a real trainer for what is not given. Stops early (with fewer merges) when no pair
     is left. progress(done, total) is called now and then; record_top=N keeps the N best pairs of
     every step (Merge.top). engine: "auto", "python" or "compiled" (numba, the `fast` extra) runs BPE's
-    merge loop, with the same merges either way; tok.engine says which ran. workers=N counts a big
+    merge loop (Unigram's EM and pruning), with the same result either way; tok.engine says which ran. workers=N counts a big
     corpus in N processes (see corpus_words). "superbpe" (superword.py) learns words up to the vocabulary size
     `transition`, then merges across spaces (Merge.stage 2); "boundless" (boundless.py) merges whole words too.
     Example: train(["o gato", "o cão"], vocab_size=12).merges[0].token -> " " + ...
@@ -238,11 +238,11 @@ def train_settings(corpus: Corpus, settings: Settings, *, progress: Callable[[in
 
 
 def check_engine(engine: str, settings: Settings) -> None:
-    """The engine must exist and be installed; WordPiece and Unigram have no compiled loop."""
+    """The engine must exist and be installed; WordPiece and BoundlessBPE have no compiled loop."""
     engines.choose(engine, 0)
     if engine == "compiled" and not ALGORITHM_SPECS[settings.algorithm].compiled:
-        raise BpevizError("engine_algorithm", f"The compiled engine runs BPE's merge loop; {settings.algorithm} trains in "
-                          "Python (engine 'python' or 'auto').", algorithm=settings.algorithm)
+        raise BpevizError("engine_algorithm", f"The compiled engine runs BPE's and Unigram's loops; {settings.algorithm} "
+                          "trains in Python (engine 'python' or 'auto').", algorithm=settings.algorithm)
 
 
 def train_counts(table: CountTable, *, vocab_size: int, **options: Unpack[TrainOptions]) -> TokenizerBase:
@@ -270,7 +270,7 @@ def train_counts(table: CountTable, *, vocab_size: int, **options: Unpack[TrainO
 def _train_words(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None,
                  record_top: int, engine: str = "auto", finals: Counter[str] | None = None) -> TokenizerBase:
     if ALGORITHM_SPECS[settings.algorithm].family == "pieces":
-        return _train_pieces(words, settings, progress, finals)
+        return _train_pieces(words, settings, progress, finals, engine)
     # One pause for the whole run: the collector then looks once, at what the tokenizer keeps.
     with paused_gc():
         prepared = prepare([], settings.level, settings.pretokenizer, words)
@@ -308,7 +308,7 @@ def _train_superword(docs: list[str], settings: Settings, progress: Callable[[in
 
 
 def _train_pieces(words: Counter[str], settings: Settings, progress: Callable[[int, int], None] | None,
-                  finals: Counter[str] | None = None) -> TokenizerBase:
+                  finals: Counter[str] | None = None, engine: str = "auto") -> TokenizerBase:
     if any(has_raw_bytes(word) for word in words):
         raise BpevizError("corpus_not_utf8", f"The corpus is not valid UTF-8; {settings.algorithm} trains on characters.")
     alphabet: set = {ch for word in words for ch in word}
@@ -323,22 +323,29 @@ def _train_pieces(words: Counter[str], settings: Settings, progress: Callable[[i
         )
     corpus_bytes = sum(len(to_bytes(word)) * n for word, n in words.items())
     job = {"finals": finals} if finals else {}  # Unigram's seeds: how often each word ends a document
+    if ALGORITHM_SPECS[settings.algorithm].compiled:
+        job["engine"] = engines.choose(engine, sum(len(word) for word in words))
     return TRAINERS[settings.algorithm](words=words, settings=settings, progress=progress, corpus_bytes=corpus_bytes, **job)
 
 
 # Each algorithm's trainer, by the name records.ALGORITHM_SPECS gives it, imported when first used. "pieces" trainers
-# take words=, settings=, progress=, corpus_bytes=; "superword" ones docs=, words=, settings=, progress=, record_top=,
-# engine= (BPE's own loop is _train_words). A new algorithm: an entry there, its module, and a line here.
+# take words=, settings=, progress=, corpus_bytes= (and engine=, "python" or "compiled", if compiled); "superword"
+# ones docs=, words=, settings=, progress=, record_top=, engine= (BPE's own loop is _train_words). A new algorithm: an
+# entry there, its module, and a line here.
 def _wordpiece(**job):
     from .wordpiece import train_wordpiece
 
     return train_wordpiece(job.pop("words"), job.pop("settings"), **job)
 
 
-def _unigram(**job):
-    from .unigram_train import train_unigram
+def _unigram(*, engine: str = "python", **job):
+    from .unigram_train import PythonSteps, train_unigram
 
-    return train_unigram(job.pop("words"), job.pop("settings"), **job)
+    steps = PythonSteps
+    if engine == "compiled":
+        from .compiled_unigram import Steps as steps  # noqa: N813
+
+    return train_unigram(job.pop("words"), job.pop("settings"), steps=steps, **job)
 
 
 def _superbpe(*, docs, words, settings, engine, **job):

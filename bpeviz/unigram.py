@@ -118,13 +118,14 @@ class UnigramTokenizer(TokenizerBase):
 
     def __init__(self, *, settings: Settings, pieces: Sequence[tuple[str, float]], rounds: Sequence[PruneRound] = (),
                  corpus_bytes: int = 0, corpus_tokens: int = 0, special_tokens: Sequence[str] = (ENDOFTEXT,),
-                 sums: str = "float32", prefix_unless_space: bool = False) -> None:
+                 sums: str = "float32", prefix_unless_space: bool = False, engine: str = "") -> None:
         if sums not in SUMS:
             raise ValueError(f"sums must be one of {', '.join(SUMS)}, not {sums!r}.")
         self.settings, self.sums = settings, sums  # float32: SentencePiece's Viterbi; float64: HF tokenizers'
         self.prefix_unless_space = prefix_unless_space  # an imported file whose Metaspace puts the dummy prefix
         self.scored = [(p, f32(s) if sums == "float32" else float(s)) for p, s in pieces]  # (piece, log-prob), id order
         self.rounds = list(rounds)
+        self.engine = engine  # which loops trained it: "python", "compiled", or "" (read from a file)
         self.corpus_bytes, self.corpus_tokens = corpus_bytes, corpus_tokens
         self.vocab: dict[int, Token] = {i: p for i, (p, _) in enumerate(self.scored)}
         self.merges: list = []  # Unigram learns no merges; `rounds` is its history

@@ -49,19 +49,29 @@ def seed_pieces(words: Sequence[tuple[str, int]], seed_size: int = SEED_SIZE,
     As SentencePiece's suffix array of the UTF-8 sentences finds them: a substring is a seed when it
     is seen at least twice before two different next bytes (characters that share their first byte,
     as Cyrillic letters often do, count as one). After a word comes the next word's space (the byte
-    that starts ▁), or, where the word ends a document (`finals`), the sentence's end. Ties: longer
-    in bytes first, then byte order. `finals` lists the last document's last word first: after its
-    sentence's end comes the end of the text, which makes one more branch (see _text_end).
+    that starts ▁), or, where the word ends a document (`finals`), the sentence's end. `finals`
+    lists the last document's last word first: after its sentence's end comes the end of the text,
+    which makes one more branch (see _text_end).
     """
-    chars: Counter[str] = Counter()
-    freq: Counter[str] = Counter()
-    after: dict[str, int] = {}  # substring -> the one byte seen after it, or -1 once there were two
     finals = finals or Counter()
+    return rank_seeds(char_counts(words), branching_substrings(words, finals) + _text_end(finals), seed_size)
+
+
+def char_counts(words: Sequence[tuple[str, int]]) -> Counter[str]:
+    chars: Counter[str] = Counter()
     for word, n in words:
         for ch in word:
             chars[ch] += n
+    return chars
+
+
+def branching_substrings(words: Sequence[tuple[str, int]], finals: Counter[str]) -> Counter[str]:
+    """Substrings of 2 to MAX_PIECE_LENGTH characters seen at least twice, before two different next bytes."""
+    freq: Counter[str] = Counter()
+    after: dict[str, int] = {}  # substring -> the one byte seen after it, or -1 once there were two
+    for word, n in words:
         length, final = len(word), finals[word]
-        ends = [_SPACE_BYTE] * (n > final) + [0] * (final > 0)  # what follows the word: a space, the end, or both
+        ends = [SPACE_BYTE] * (n > final) + [0] * (final > 0)  # what follows the word: a space, the end, or both
         lead = [_lead_byte(ch) for ch in word]
         for start in range(length):
             for stop in range(start + 2, min(length, start + MAX_PIECE_LENGTH) + 1):
@@ -71,7 +81,11 @@ def seed_pieces(words: Sequence[tuple[str, int]], seed_size: int = SEED_SIZE,
                     seen = after.setdefault(sub, nxt)
                     if seen != nxt:
                         after[sub] = -1
-    found = Counter({s: n for s, n in freq.items() if n >= 2 and after[s] < 0}) + _text_end(finals)
+    return Counter({s: n for s, n in freq.items() if n >= 2 and after[s] < 0})
+
+
+def rank_seeds(chars: Counter[str], found: Counter[str], seed_size: int) -> list[tuple[str, float]]:
+    """Characters by count, then the best seed_size substrings by count x length (longer in bytes, then byte order)."""
     ranked = sorted(((n * len(s), s) for s, n in found.items()),
                     key=lambda x: (-x[0], -len(_bytes(x[1])), _bytes(x[1])))[:seed_size]
     seeds = sorted(chars.items(), key=lambda x: (-x[1], _bytes(x[0]))) + [(s, float(score)) for score, s in ranked]
@@ -97,12 +111,12 @@ def _text_end(finals: Counter[str]) -> Counter[str]:
     return out
 
 
-_SPACE_BYTE = 0xE2  # the first UTF-8 byte of ▁, which SentencePiece writes for a space
+SPACE_BYTE = 0xE2  # the first UTF-8 byte of ▁, which SentencePiece writes for a space
 
 
 def _lead_byte(ch: str) -> int:
     """The first byte of ch in SentencePiece's UTF-8 (a space is ▁)."""
-    return _SPACE_BYTE if ch == " " else ch.encode("utf-8", "surrogatepass")[0]
+    return SPACE_BYTE if ch == " " else ch.encode("utf-8", "surrogatepass")[0]
 
 
 def _bytes(piece: str) -> bytes:
@@ -169,14 +183,12 @@ def _prune(model: Model, words: list[tuple[str, int]], lattices: list[list[tuple
             freq[max(i, 0)] += n
     total = f32(math.fsum(freq))
     logsum = f32(math.log(total))
-    kept: list[tuple[str, float]] = []
-    candidates: list[tuple[float, int]] = []
-    dropped: list[tuple[float, int]] = []
+    dropped, no_alternative, candidates = [], [], []
     for i in range(size):
         if freq[i] == 0 or not always[i]:
-            dropped.append((-math.inf, i))
+            dropped.append(i)
         elif not alternatives[i]:
-            kept.append(model.pieces[i])
+            no_alternative.append(i)
         else:  # in float32, as SentencePiece computes it: a tie there goes to the earlier piece
             logprob = f32(math.log(freq[i]) - logsum)
             logsum_alt = f32(math.log(f32(total + f32(freq[i] * (len(alternatives[i]) - 1)))))
@@ -184,11 +196,52 @@ def _prune(model: Model, words: list[tuple[str, int]], lattices: list[list[tuple
             for j in alternatives[i]:
                 logprob_alt = f32(logprob_alt + math.log(f32(freq[j] + freq[i])) - logsum_alt)
             candidates.append((f32(f32(freq[i] / total) * f32(logprob - logprob_alt)), i))
+    return select(model, dropped, no_alternative, candidates, keep)
+
+
+def select(model: Model, dropped: list[int], no_alternative: list[int], candidates: list[tuple[float, int]],
+           keep: int) -> tuple[list[tuple[str, float]], list[str]]:
+    """(kept pieces, pruned pieces): those without an alternative, then candidates by loss, largest first, until `keep`."""
     candidates.sort(key=lambda c: (-c[0], c[1]))
+    kept = [model.pieces[i] for i in no_alternative]
     room = keep - len(kept) if len(kept) <= keep else len(candidates)  # SentencePiece stops only on reaching keep
     kept += [model.pieces[i] for _, i in candidates[:room]]
-    pruned = [model.pieces[i][0] for _, i in dropped] + [model.pieces[i][0] for _, i in reversed(candidates[room:])]
+    pruned = [model.pieces[i][0] for i in dropped] + [model.pieces[i][0] for _, i in reversed(candidates[room:])]
     return kept, pruned
+
+
+class PythonSteps:
+    """Training's loops over words and pieces, in Python: the reference (compiled_unigram.Steps does them in numba)."""
+
+    engine = "python"
+
+    def __init__(self, items: list[tuple[str, int]]) -> None:
+        self.items = items
+
+    def seeds(self, finals: Counter[str] | None) -> list[tuple[str, float]]:
+        return seed_pieces(self.items, finals=finals)
+
+    def lattices(self, model: Model) -> list:
+        return [model.nodes(w) for w, _ in self.items]
+
+    def relattice(self, model: Model, old: Model, lattices: list) -> list:
+        return model.relattice(old, lattices)
+
+    def e_step(self, model: Model, lattices: list) -> tuple[list[float], float, int]:
+        return _e_step(model, lattices, self.items)
+
+    def m_step(self, model: Model, expected: list[float]) -> list[tuple[str, float]]:
+        return _m_step(model, expected)
+
+    def prune(self, model: Model, lattices: list, keep: int) -> tuple[list[tuple[str, float]], list[str]]:
+        return _prune(model, self.items, lattices, keep)
+
+    def reachable(self, model: Model) -> list[tuple[str, float]]:
+        return _reachable(model)
+
+    def tokens(self, model: Model) -> int:
+        """The corpus's length in pieces under model (Viterbi)."""
+        return sum(len(model.viterbi(w)) * n for w, n in self.items)
 
 
 MAX_TRAIN_WORD = 256  # characters of a word trained on whole; longer ones are cut (SentencePiece bounds its sentences)
@@ -216,58 +269,56 @@ def train_unigram(
     log: Callable[[PruneRound], None] | None = None,
     corpus_bytes: int = 0,
     finals: Counter[str] | None = None,
+    steps: type[PythonSteps] = PythonSteps,
 ) -> UnigramTokenizer:
     """Train a Unigram vocabulary of settings.vocab_size pieces on distinct pre-tokens with their counts.
 
-    finals: how often each pre-token ends a document, if known (see seed_pieces).
+    finals: how often each pre-token ends a document, if known (see seed_pieces). steps: PythonSteps,
+    or compiled_unigram.Steps (numba), which gives the same pieces and rounds.
     """
     items = _windows(list(words.items()) if isinstance(words, Counter) else list(words))
-    chars: Counter[str] = Counter()
-    for word, n in items:
-        for ch in word:
-            chars[ch] += n
-    model = Model(seed_pieces(items, finals=finals))
+    run = steps(items)
+    model = Model(run.seeds(finals))
     desired = int(settings.vocab_size * 1.1)
-    steps = max(1, math.ceil(math.log(max(len(model.pieces), desired + 1) / (desired + 1)) / -math.log(SHRINK)))
-    lattices = [model.nodes(w) for w, _ in items]
+    planned = max(1, math.ceil(math.log(max(len(model.pieces), desired + 1) / (desired + 1)) / -math.log(SHRINK)))
+    lattices = run.lattices(model)
     rounds: list[PruneRound] = []
     while True:
-        model, lattices, record, done = _round(model, lattices, items, desired, len(rounds) + 1)
+        model, lattices, record, done = _round(run, model, lattices, desired, len(rounds) + 1)
         if record is not None:
             rounds.append(record)
             if log is not None:
                 log(record)
             if progress is not None:
-                progress(min(len(rounds), steps), steps)
+                progress(min(len(rounds), planned), planned)
         if done:
             break
-    final = _finalize(Model(_reachable(model)), chars, settings.vocab_size)
-    final_model = Model(final)
-    corpus_tokens = sum(len(final_model.viterbi(w)) * n for w, n in items)
+    final = _finalize(Model(run.reachable(model)), char_counts(items), settings.vocab_size)
+    corpus_tokens = run.tokens(Model(final))
     if progress is not None:
-        progress(steps, steps)
+        progress(planned, planned)
     return UnigramTokenizer(settings=settings, pieces=final, rounds=rounds, corpus_bytes=corpus_bytes,
-                            corpus_tokens=corpus_tokens)
+                            corpus_tokens=corpus_tokens, engine=run.engine)
 
 
-def _round(model: Model, lattices: list, items: list[tuple[str, int]], desired: int, number: int
+def _round(run: PythonSteps, model: Model, lattices: list, desired: int, number: int
            ) -> tuple[Model, list, PruneRound | None, bool]:
     """Two EM steps, then pruning unless the vocabulary is small enough: (model, lattices, the round's record, done)."""
     before, unused = len(model.pieces), []
     for _ in range(SUB_ITERATIONS):
-        expected, objective, tokens = _e_step(model, lattices, items)
-        old, model = model, Model(_m_step(model, expected))
+        expected, objective, tokens = run.e_step(model, lattices)
+        old, model = model, Model(run.m_step(model, expected))
         unused += [p for p, _ in old.pieces if p not in model.index]  # expected under half a time
-        lattices = model.relattice(old, lattices)
+        lattices = run.relattice(model, old, lattices)
     # SentencePiece prunes after every round, a small vocabulary too (pieces Viterbi never uses whole go), then stops
-    pieces, pruned = _prune(model, items, lattices, max(desired, int(SHRINK * len(model.pieces))))
+    pieces, pruned = run.prune(model, lattices, max(desired, int(SHRINK * len(model.pieces))))
     done = len(pieces) <= desired
     record = None
     if unused or pruned:
-        record = PruneRound(number, before, len(pieces), -objective * sum(n for _, n in items), tokens,
+        record = PruneRound(number, before, len(pieces), -objective * sum(n for _, n in run.items), tokens,
                             tuple((unused + pruned)[:MAX_PRUNED_RECORDED]))
     old, model = model, Model(pieces)
-    lattices = model.relattice(old, lattices)
+    lattices = run.relattice(model, old, lattices)
     return model, lattices, record, done
 
 

@@ -124,7 +124,7 @@ def test_engine_names_and_choice(monkeypatch):
     assert bpeviz.train(["o gato"], vocab_size=12).engine == "python"  # auto on a tiny corpus
     with pytest.raises(BpevizError, match="choose one of auto, python, compiled"):
         bpeviz.train(["o gato"], vocab_size=12, engine="turbo")
-    with pytest.raises(BpevizError, match="runs BPE's merge loop") as info:
+    with pytest.raises(BpevizError, match="runs BPE's and Unigram's loops") as info:
         bpeviz.train(["o gato"], vocab_size=12, algorithm="wordpiece", engine="compiled")
     assert info.value.code == "engine_algorithm"
     monkeypatch.setitem(engines._state, "available", False)  # as on a machine without numba

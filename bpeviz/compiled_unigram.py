@@ -1,0 +1,298 @@
+"""Unigram training's loops in numba (the `fast` extra): unigram_train.PythonSteps, compiled.
+
+unigram_train.py stays the reference a class reads. Each step here does the same float operations
+in the same order, so the seeds, every round's record and the final pieces and scores are equal
+(tests/test_compiled_unigram.py trains on both). The words are one array of code points, and
+the lattices arrays of nodes (compiled_lattice.py); the loops here run over them without the GIL.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+from numba import njit
+
+from . import compiled_lattice as lat
+from .compiled_lattice import Lattice, Table
+from .unigram import MAX_PIECE_LENGTH, Model
+from .unigram_train import (
+    MIN_EXPECTED,
+    SEED_SIZE,
+    SPACE_BYTE,
+    _text_end,
+    char_counts,
+    digamma,
+    rank_seeds,
+    select,
+)
+
+_digamma = njit(cache=True, nogil=True)(digamma)
+
+
+@njit(cache=True, nogil=True)
+def _viterbi(st, en, pc, a, b, n, scores, unk, best, back):
+    """Model.viterbi over nodes a..b of a word of n characters: fills back (node per end); ties to the earlier node."""
+    best[0] = 0.0
+    for e in range(1, n + 1):
+        back[e] = -1
+    for k in range(a, b):
+        i = pc[k]
+        s = best[st[k]] + (scores[i] if i >= 0 else unk)
+        if back[en[k]] < 0 or s > best[en[k]]:
+            best[en[k]], back[en[k]] = s, k
+
+
+@njit(cache=True, nogil=True)
+def _path_length(st, back, n):
+    length, e = 0, n
+    while e > 0:
+        e = st[back[e]]
+        length += 1
+    return length
+
+
+@njit(cache=True, nogil=True)
+def _add_log(a, b):
+    """log(exp(a) + exp(b)) as Model.forward_backward adds (a may be -inf)."""
+    if a == -np.inf:
+        return b
+    return a + math.log1p(math.exp(b - a)) if a > b else b + math.log1p(math.exp(a - b))
+
+
+@njit(cache=True, nogil=True)
+def _e_step(st, en, pc, noff, off, counts, scores, unk, total, longest_word):
+    """unigram_train._e_step: expected counts, the objective, and the corpus's length in pieces under Viterbi."""
+    expected = np.zeros(len(scores))
+    alpha, beta = np.empty(longest_word + 1), np.empty(longest_word + 1)
+    best, back = np.empty(longest_word + 1), np.empty(longest_word + 1, np.int64)
+    objective, tokens = 0.0, 0
+    for w in range(len(off) - 1):
+        n, a, b, cnt = off[w + 1] - off[w], noff[w], noff[w + 1], counts[w]
+        alpha[:n + 1] = -np.inf
+        beta[:n + 1] = -np.inf
+        alpha[0] = beta[n] = 0.0
+        for k in range(a, b):
+            alpha[en[k]] = _add_log(alpha[en[k]], alpha[st[k]] + (scores[pc[k]] if pc[k] >= 0 else unk))
+        for k in range(b - 1, a - 1, -1):
+            beta[st[k]] = _add_log(beta[st[k]], beta[en[k]] + (scores[pc[k]] if pc[k] >= 0 else unk))
+        z = alpha[n]
+        for k in range(a, b):
+            s = scores[pc[k]] if pc[k] >= 0 else unk
+            expected[max(pc[k], 0)] += cnt * math.exp(alpha[st[k]] + s + beta[en[k]] - z)
+        objective -= cnt * z / total
+        _viterbi(st, en, pc, a, b, n, scores, unk, best, back)
+        tokens += cnt * _path_length(st, back, n)
+    return expected, objective, tokens
+
+
+@njit(cache=True, nogil=True)
+def _m_step_scores(kept, logsum):
+    out = np.empty(len(kept))
+    for k in range(len(kept)):
+        out[k] = np.float32(_digamma(kept[k]) - logsum)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _second_best(st, en, pc, a, b, n, scores, unk, best, back):
+    """Viterbi over a piece's nodes a..b without the whole piece (the node 0..n)."""
+    best[0] = 0.0
+    for e in range(1, n + 1):
+        back[e] = -1
+    for k in range(a, b):
+        if st[k] == 0 and en[k] == n:
+            continue
+        i = pc[k]
+        s = best[st[k]] + (scores[i] if i >= 0 else unk)
+        if back[en[k]] < 0 or s > best[en[k]]:
+            best[en[k]], back[en[k]] = s, k
+
+
+@njit(cache=True, nogil=True)
+def _alternatives(st, en, pc, noff, p_off, scores, unk, longest):
+    """unigram_train._prune's first loop: whether each piece is ever used whole, and its second-best cut (flat)."""
+    size = len(p_off) - 1
+    always = np.ones(size, np.bool_)
+    alt_off, alt = np.zeros(size + 1, np.int64), np.empty(noff[size], np.int64)
+    best, back = np.empty(longest + 1), np.empty(longest + 1, np.int64)
+    m = 0
+    for i in range(size):
+        alt_off[i] = m
+        n, a, b = p_off[i + 1] - p_off[i], noff[i], noff[i + 1]
+        if n > 1:
+            _viterbi(st, en, pc, a, b, n, scores, unk, best, back)
+            if _path_length(st, back, n) >= 2:
+                always[i] = False
+            else:
+                _second_best(st, en, pc, a, b, n, scores, unk, best, back)
+                e, first = n, m
+                while e > 0:
+                    alt[m] = max(pc[back[e]], 0)
+                    m += 1
+                    e = st[back[e]]
+                alt[first:m] = alt[first:m][::-1].copy()
+    alt_off[size] = m
+    return always, alt_off, alt[:m]
+
+
+@njit(cache=True, nogil=True)
+def _uses(st, en, pc, noff, off, counts, scores, unk, longest_word):
+    """How often each piece is used in the words' best segmentations (an unknown character's: piece 0's)."""
+    freq = np.zeros(len(scores))
+    best, back = np.empty(longest_word + 1), np.empty(longest_word + 1, np.int64)
+    for w in range(len(off) - 1):
+        n = off[w + 1] - off[w]
+        _viterbi(st, en, pc, noff[w], noff[w + 1], n, scores, unk, best, back)
+        e = n
+        while e > 0:
+            freq[max(pc[back[e]], 0)] += counts[w]
+            e = st[back[e]]
+    return freq
+
+
+@njit(cache=True, nogil=True)
+def _f32(x):
+    return np.float64(np.float32(x))
+
+
+@njit(cache=True, nogil=True)
+def _losses(freq, always, alt_off, alt, total):
+    """unigram_train._prune's float32 loss of each piece: kind 0 dropped, 1 kept (no alternative), 2 a candidate."""
+    size = len(freq)
+    kind, loss = np.zeros(size, np.int64), np.zeros(size)
+    logsum = _f32(math.log(total))
+    for i in range(size):
+        if freq[i] == 0 or not always[i]:
+            continue
+        if alt_off[i + 1] == alt_off[i]:
+            kind[i] = 1
+            continue
+        kind[i] = 2
+        logprob = _f32(math.log(freq[i]) - logsum)
+        logsum_alt = _f32(math.log(_f32(total + _f32(freq[i] * (alt_off[i + 1] - alt_off[i] - 1)))))
+        logprob_alt = 0.0
+        for j in alt[alt_off[i]:alt_off[i + 1]]:
+            logprob_alt = _f32(logprob_alt + math.log(_f32(freq[j] + freq[i])) - logsum_alt)
+        loss[i] = _f32(_f32(freq[i] / total) * _f32(logprob - logprob_alt))
+    return kind, loss
+
+
+@njit(cache=True, nogil=True)
+def _reachable(st, en, pc, noff, p_off, scores, unk, longest):
+    """unigram_train._reachable: pieces of one character, and those whose best other cut scores no higher."""
+    size = len(p_off) - 1
+    keep = np.ones(size, np.bool_)
+    best, back = np.empty(longest + 1), np.empty(longest + 1, np.int64)
+    for i in range(size):
+        n = p_off[i + 1] - p_off[i]
+        if n > 1:
+            _second_best(st, en, pc, noff[i], noff[i + 1], n, scores, unk, best, back)
+            total, e = 0.0, n
+            steps = np.empty(n, np.float64)
+            m = 0
+            while e > 0:
+                j = pc[back[e]]
+                steps[m] = scores[j] if j >= 0 else unk
+                m += 1
+                e = st[back[e]]
+            for t in range(m - 1, -1, -1):
+                total += steps[t]
+            keep[i] = total <= scores[i]
+    return keep
+
+
+class Steps:
+    """unigram_train.PythonSteps in numba: the same methods, the same numbers."""
+
+    engine = "compiled"
+
+    def __init__(self, items: list[tuple[str, int]]) -> None:
+        self.items = items
+        self.cps, self.off = lat.code_points([w for w, _ in items])
+        self.counts = np.array([n for _, n in items], np.int64)
+        self.total = float(sum(n for _, n in items))
+        self.longest_word = int(np.diff(self.off).max(initial=0))
+        self._tables: tuple[Model, Table, int] | None = None
+
+    def seeds(self, finals: Counter[str] | None) -> list[tuple[str, float]]:
+        finals = finals or Counter()
+        cps, off = self.cps, self.off
+        lead = np.where(cps < 0x80, cps, np.where(cps < 0x800, 0xC0 | cps >> 6,
+                                                  np.where(cps < 0x10000, 0xE0 | cps >> 12, 0xF0 | cps >> 18)))
+        lead[cps == ord(" ")] = SPACE_BYTE
+        ends = np.array([finals[w] for w, _ in self.items], np.int64)
+        pos, lens, freq = lat.substrings(cps, off, self.counts, ends, lead, MAX_PIECE_LENGTH)
+        joined = "".join(w for w, _ in self.items)
+        found = Counter({joined[p:p + n]: f for p, n, f in zip(pos.tolist(), lens.tolist(), freq.tolist())})
+        return rank_seeds(char_counts(self.items), found + _text_end(finals), SEED_SIZE)
+
+    def _table(self, model: Model) -> tuple[Table, int]:
+        if self._tables is None or self._tables[0] is not model:
+            cps, off = lat.code_points([p for p, _ in model.pieces])
+            keys, ids, bits = lat.build_table(cps, off)
+            self._tables = (model, Table(cps, off, keys, ids), bits)
+        return self._tables[1], self._tables[2]
+
+    def _lattice_of(self, model: Model, cps: np.ndarray, off: np.ndarray) -> Lattice:
+        table, bits = self._table(model)
+        noff = np.zeros(len(off), np.int64)
+        args = (cps, off, model.longest, table.keys, table.ids, bits, table.cps, table.off)
+        empty = np.empty(0, np.int64)
+        size = lat.lattice(*args, False, empty, empty, empty, noff)
+        st, en, pc = np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size, np.int64)
+        lat.lattice(*args, True, st, en, pc, noff)
+        return Lattice(st, en, pc, noff)
+
+    def lattices(self, model: Model) -> Lattice:
+        return self._lattice_of(model, self.cps, self.off)
+
+    def relattice(self, model: Model, old: Model, lattices: Lattice) -> Lattice:
+        new_of_old = np.array([model.index.get(p, -1) for p, _ in old.pieces], np.int64)
+        return Lattice(*lat.relattice(*lattices, new_of_old))
+
+    def _scores(self, model: Model) -> np.ndarray:
+        return np.array(model.scores, np.float64)
+
+    def e_step(self, model: Model, lattices: Lattice) -> tuple[np.ndarray, float, int]:
+        expected, objective, tokens = _e_step(*lattices, self.off, self.counts, self._scores(model), model.unk_score,
+                                              self.total, self.longest_word)
+        return expected, float(objective), int(tokens)
+
+    def m_step(self, model: Model, expected: np.ndarray) -> list[tuple[str, float]]:
+        e32 = expected.astype(np.float32).astype(np.float64)
+        kept = np.flatnonzero(e32 >= MIN_EXPECTED)
+        logsum = float(np.float32(digamma(math.fsum(e32[kept].tolist()))))
+        scores = _m_step_scores(e32[kept], logsum).tolist()
+        return [(model.pieces[i][0], s) for i, s in zip(kept.tolist(), scores)]
+
+    def prune(self, model: Model, lattices: Lattice, keep: int) -> tuple[list[tuple[str, float]], list[str]]:
+        table, _ = self._table(model)
+        scores = self._scores(model)
+        own = self._lattice_of(model, table.cps, table.off)
+        always, alt_off, alt = _alternatives(*own, table.off, scores, model.unk_score, model.longest)
+        freq = _uses(*lattices, self.off, self.counts, scores, model.unk_score, self.longest_word)
+        total = float(np.float32(math.fsum(freq.tolist())))
+        kind, loss = _losses(freq, always, alt_off, alt, total)
+        candidates = [(x, i) for i, x in zip(np.flatnonzero(kind == 2).tolist(), loss[kind == 2].tolist())]
+        return select(model, np.flatnonzero(kind == 0).tolist(), np.flatnonzero(kind == 1).tolist(), candidates, keep)
+
+    def reachable(self, model: Model) -> list[tuple[str, float]]:
+        table, _ = self._table(model)
+        own = self._lattice_of(model, table.cps, table.off)
+        keep = _reachable(*own, table.off, self._scores(model), model.unk_score, model.longest)
+        return [piece for piece, k in zip(model.pieces, keep.tolist()) if k]
+
+    def tokens(self, model: Model) -> int:
+        lattice = self.lattices(model)
+        return int(_uses(*lattice, self.off, self.counts, self._scores(model), model.unk_score, self.longest_word).sum())
+
+
+def warm() -> None:
+    """Compile (or load from numba's cache) every loop above on a tiny corpus."""
+    from .records import Settings
+    from .unigram_train import train_unigram
+
+    words = [(" abcab", 3), (" ab cä", 2), (" bc", 1)]
+    train_unigram(words, Settings(vocab_size=12, algorithm="unigram"), steps=Steps, finals=Counter({" bc": 1}))

@@ -1,7 +1,7 @@
 """Every speed ratio of the fast trainer and encoder, in one run: against HF tokenizers, against tiktoken,
 and the command line on 10 MB (and 100 MB) with its peak memory.
 
-    python bench/speed.py            # about 10 minutes: corpora of 150 KB, 1 MB and 10 MB, the CLI on 10 and 100 MB
+    python bench/speed.py            # about 12 minutes: corpora of 150 KB, 1 MB and 10 MB, the CLI on 10 and 100 MB
     python bench/speed.py --quick    # about a minute: 150 KB and 1 MB, 3 runs each, encoding, the CLI on 10 MB
 
 Timings are medians of interleaved runs (bpeviz, then HF, then bpeviz ...), so that the
@@ -96,28 +96,33 @@ def compile_rows() -> None:
 
 
 def encoding_rows(quick: bool) -> None:
+    """Encoding against tiktoken with the same merges: cold (a fresh tokenizer's first text) and warm (its word cache full)."""
     english = sized_text(1_000_000, source=("english",))
     mixed = corpora.corpus_text("portuguese") + corpora.corpus_text("python")
     mixed += "".join(corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES)
     mixed = (mixed * 2)[:1_000_000]
-    tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=4096, level="bytes", pretokenizer="gpt4")
-    same_merges = formats.tiktoken_encoding(tok)
-    print("\nencoding 1 MB, GPT-4 split, 4 096 merges    MB/s   bpeviz/tiktoken throughput (cold target >= 0.5)")
-    for label, text in [("English", english), ("mixed languages", mixed)]:
-        mb = len(text.encode()) / 1e6
-        first = time.perf_counter()
-        tok.truncated(len(tok.merges)).encode_ordinary(text)  # the first ever: proves tiktoken may merge (once)
-        first = time.perf_counter() - first
-        assert same_merges.encode_ordinary(text) == tok.encode_ordinary(text)
-        cold, tt = interleaved([lambda t=text: tok.truncated(len(tok.merges)).encode_ordinary(t),
-                                lambda t=text: same_merges.encode_ordinary(t)], 3 if quick else 5)
-        tok.encode_ordinary(text)
-        warm, tt2 = interleaved([lambda t=text: tok.encode_ordinary(t), lambda t=text: same_merges.encode_ordinary(t)],
-                                3 if quick else 5)
-        print(f"  {label:<16} tiktoken, same merges {mb / tt:6.2f}")
-        print(f"  {label:<16} bpeviz cold           {mb / cold:6.2f}   {tt / cold:5.2f}x  (first ever, with its check: "
-              f"{mb / first:.2f} MB/s)")
-        print(f"  {label:<16} bpeviz warm           {mb / warm:6.2f}   {tt2 / warm:5.2f}x")
+    texts = [("English 1 MB", english), ("mixed languages 1 MB", mixed), ("mixed 1 MB, unseen", sized_text(1_000_000, seed=1))]
+    if not quick:
+        texts.append(("mixed 10 MB, unseen", sized_text(10_000_000, seed=1)))
+    small = bpeviz.train(corpora.corpus_text("english"), vocab_size=4096, level="bytes", pretokenizer="gpt4")
+    big = bpeviz.train(sized_text(1_000_000), vocab_size=256 + 16384, level="bytes", pretokenizer="gpt4")
+    print("\nencoding, GPT-4 split; MB/s, and bpeviz/tiktoken throughput with the same merges (target at 16 384 merges: "
+          "cold >= 0.7, warm >= 1.0)")
+    for tok in (small, big):
+        same_merges = formats.tiktoken_encoding(tok)
+        tok.truncated(len(tok.merges)).encode_ordinary(english)  # the first ever proves tiktoken may merge (once)
+        for label, text in texts:
+            encoding_row(tok, same_merges, label, text, 3 if quick or len(text) > 5_000_000 else 5)
+
+
+def encoding_row(tok: bpeviz.Tokenizer, same_merges, label: str, text: str, repeat: int) -> None:
+    mb = len(text.encode()) / 1e6
+    assert same_merges.encode_ordinary(text) == tok.encode_ordinary(text)
+    fresh = [tok.truncated(len(tok.merges)) for _ in range(repeat)]  # made before the clock: a tokenizer's first text
+    cold, tt = interleaved([lambda: fresh.pop().encode_ordinary(text), lambda: same_merges.encode_ordinary(text)], repeat)
+    warm, tt2 = interleaved([lambda: tok.encode_ordinary(text), lambda: same_merges.encode_ordinary(text)], repeat)
+    print(f"  {len(tok.merges):>6} merges  {label:<21} tiktoken {mb / tt:6.2f}   cold {mb / cold:6.2f} "
+          f"{tt / cold:5.2f}x   warm {mb / warm:6.2f} {tt2 / warm:5.2f}x")
 
 
 PEAK = """import resource, subprocess, sys

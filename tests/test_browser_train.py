@@ -57,13 +57,52 @@ def test_the_lesson_file_holds_the_step_on_screen(app_url, page):
     for _ in range(10):
         page.get_by_role("button", name="Next ▶").click()
     assert counter(page) == "10 / 41"
-    # the server has the step once it wrote it to the address bar (a Download within ~150 ms of a step can still
-    # lag: issue 27.10, open); wait for that condition, not for a fixed time
-    page.wait_for_function("new URLSearchParams(location.search).get('step') === '10'")
+    # at once, without waiting for the server: a Download the server cannot answer yet waits for it (issue 27.10)
     assert download_lesson(page)["step"] == 10  # was 0: the file was written before the steps
     page.get_by_role("button", name="Last »").click()
-    page.wait_for_function("location.search.includes('step=41')")
     assert download_lesson(page)["step"] == 41
+    page.wait_for_function("location.search.includes('step=41')")  # and the address bar holds it too
+
+
+def test_a_download_right_after_a_step_waits_until_the_server_holds_it(app_url, page):
+    """Issue 27.10: Download clicked before the server heard the step (here: the step's message held back) waits, busy."""
+    import json
+    import re
+
+    held, hold, servers = [], [False], []
+
+    def route(ws):
+        server = ws.connect_to_server()
+        servers.append(server)
+
+        def up(message):
+            if hold[0] and re.search(rb'"step":\d', message if isinstance(message, bytes) else message.encode()):
+                held.append(message)  # a slow line: the step's message reaches the server late
+                return
+            server.send(message)
+
+        ws.on_message(up)
+        server.on_message(ws.send)
+
+    page.route_web_socket("**/_stcore/stream", route)
+    open_app(page, app_url)
+    page.get_by_text("Lesson snapshot").click()
+    button = page.get_by_role("button", name="Download lesson (JSON)")
+    button.wait_for()
+    hold[0] = True
+    page.get_by_role("button", name="Next \u25b6").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=\"bpe-counter\"]').textContent === '1 / 41'")
+    with page.expect_download() as info:
+        button.click()
+        page.wait_for_function("""() => document.querySelector('.st-key-snapshot_download button')
+                                  ?.getAttribute('aria-busy') === 'true'""")  # the file waits for the server
+        assert held
+        hold[0] = False
+        for message in held:
+            servers[-1].send(message)
+    with open(info.value.path(), encoding="utf-8") as file:
+        assert json.loads(file.read())["lesson"]["step"] == 1  # was 0: the file was written before the server heard
+    assert counter(page) == "1 / 41"
 
 
 def test_the_play_speed_survives_stepping_and_changing_page(app_url, page):

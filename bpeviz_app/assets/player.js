@@ -73,6 +73,35 @@ function installKeys() {
   }, true);
 }
 
+// The lesson file is written by the server from the step it holds. A Download clicked right after a step
+// (before the server has heard it) waits, busy, until every player's step has come back from the server
+// (or WAIT_MS passed), then goes: the file holds the step on screen.
+const WAIT_MS = 5000;
+function installDownloadWait() {
+  if (globalThis.__bpevizDownloadWait) return;
+  globalThis.__bpevizDownloadWait = true;
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest?.(".st-key-snapshot_download button");
+    if (!button || button.__bpevizLetGo) return;
+    const want = [...PLAYERS].filter((p) => p.root.isConnected && p.heard !== p.step).map((p) => [p, p.step]);
+    if (!want.length) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    for (const [player] of want) player.flush();
+    button.setAttribute("aria-busy", "true");
+    const started = performance.now();
+    const check = () => {
+      const heard = want.every(([p, step]) => !p.root.isConnected || p.heard === step || p.step !== step);
+      if (!heard && performance.now() - started < WAIT_MS) return void setTimeout(check, 25);
+      button.removeAttribute("aria-busy");
+      button.__bpevizLetGo = true;
+      button.click();
+      button.__bpevizLetGo = false;
+    };
+    check();
+  }, true);
+}
+
 class Player {
   constructor(root, history, data, setStateValue, kind) {
     this.kind = kind;
@@ -88,6 +117,7 @@ class Player {
     // the step last shown here stands unless the server moved the step since (a link, a lesson file)
     this.step = Math.min(Math.max(shown && shown.jump === data.jump ? shown.step : data.step, 0), this.n);
     this.sentStep = data.step;
+    this.heard = data.step; // the step the server holds (as its last render said)
     this.serverSpeed = data.speed;
     if (CHOSEN.speed !== null && data.speed !== CHOSEN.before) CHOSEN.speed = null; // heard, or moved by the server
     this.speed = CHOSEN.speed ?? (data.speed || 1);
@@ -104,6 +134,7 @@ class Player {
   }
 
   receive(data) {
+    this.heard = data.step;
     this.labels = data.labels;
     this.serverSpeed = data.speed;
     if (CHOSEN.speed !== null && data.speed === CHOSEN.speed) CHOSEN.speed = null; // the server has it now
@@ -611,6 +642,7 @@ export default function (component) {
   player.receive(data);
   PLAYERS.add(player);
   installKeys();
+  installDownloadWait();
   if (data.history) setStateValue("have", data.digest);
   return () => {
     player.stop();

@@ -17,7 +17,7 @@ from bpeviz_app import runs, sidebar, state, views
 from bpeviz_app.i18n import bound, error_text, num, t
 
 LESSON = "lesson"
-REAL = ("gpt2", "cl100k_base", "o200k_base", "deepseek-v4")
+REAL = ("gpt2", "cl100k_base", "o200k_base", "qwen3.6", "deepseek-v4")
 CHOICES = (LESSON, *REAL)
 EXTRA = ("prose-en", "python")  # categories beside the UDHR languages
 CATEGORIES = (*corpora.UDHR_LANGUAGES, *EXTRA)
@@ -111,20 +111,22 @@ def mixture_section(key: str, tok: object) -> None:
 
 
 @st.cache_data(max_entries=8, ttl=3600, show_spinner=False)
-def junk(key: str, _tok: object) -> tuple[list[int], int, list[int]]:
-    """Unreachable ids, the number of merged tokens, and the merged ids the shipped corpora never make."""
+def junk(key: str, _tok: object) -> tuple[list[int], int, list[int], int]:
+    """Unreachable ids, the number of merged tokens, the merged ids the shipped corpora never make, tokens no merge makes."""
     tok = inspect.as_tokenizer(_tok)
     merged = [tok.file_ids[m.id] if tok.file_ids else m.id for m in tok.merges]
     text = "\n".join(corpora.corpus_text(k) for k in ("english", "portuguese", "python"))
     text += "\n".join(corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES)
-    return inspect.unreachable(tok), len(merged), inspect.never_emitted(_tok, text, merged)
+    return inspect.unreachable(_tok), len(merged), inspect.never_emitted(_tok, text, merged), inspect.not_merges(_tok)
 
 
 def junk_section(key: str, tok: object) -> None:
     st.subheader(t("inspect_junk_title"))
     st.caption(t("inspect_junk_caption"))
     with st.spinner(t("inspect_working")):
-        unreachable, n_merged, unused = junk(key, tok)
+        unreachable, n_merged, unused, whole_only = junk(key, tok)
+    if whole_only:
+        st.caption(t("inspect_not_merges", n=whole_only))
     row = st.container(horizontal=True)  # wraps on a narrow screen or in classroom mode: no label is cut
     row.metric(t("inspect_merged"), num(n_merged, ","), width="content")
     row.metric(t("inspect_unreachable"), num(len(unreachable), ","), width="content")

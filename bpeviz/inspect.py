@@ -50,8 +50,17 @@ def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
                           f"not of {type(tokenizer).__name__}.", kind=type(tokenizer).__name__)
     ranks, pattern = parts
     split = pretokenize.preset_named(pattern) or pattern
-    tok = formats.from_pairs(formats.pairs_from_ranks(ranks, n_merges), pretokenizer=split)
+    # a token no two tokens make (Qwen3.6 has 121) is no merge: tiktoken gives it only to a piece that is it whole
+    tok = formats.from_pairs(formats.pairs_from_ranks(ranks, n_merges, strict=False), pretokenizer=split)
     return formats.keep_file_ids(tok, ranks.get)  # ids as the encoding's own ranks
+
+
+def not_merges(tokenizer: object) -> int:
+    """How many of a tiktoken encoding's multi-byte tokens no merge makes (no two tokens join into them); 0 otherwise."""
+    parts = tiktoken_parts(tokenizer) if not isinstance(tokenizer, (Tokenizer, HFByteLevelBPE)) else None
+    if parts is None:
+        return 0
+    return sum(len(token) > 1 for token in parts[0]) - len(as_tokenizer(tokenizer).merges)
 
 
 def _category_counts(tok: Tokenizer, text: str, top: int) -> tuple[list, int]:
@@ -135,11 +144,14 @@ def unreachable(tokenizer: object) -> list[int]:
     their own text: the split always cuts them (" \n" under a split that ends words at newlines), or their
     bytes merge into other tokens (merges a+b, b+c, a+bc: "abc" becomes ab|c). Tokens that cut a character in
     half are left out: how an encoder treats text that is not UTF-8 differs from library to library. Tests
-    check the list against tiktoken's own encoder (GPT-2, cl100k_base).
+    check the list against tiktoken's own encoder (GPT-2, cl100k_base, Qwen3.6) and HF's (DeepSeek V4).
+    A tiktoken encoding gives a piece that is a token whole that token before any merging (tiktoken's
+    rule), so there only the split can cut a token off: by merging alone, 113 of Qwen3.6's would be.
     """
     tok = as_tokenizer(tokenizer)
     if tok.level != "bytes":
         raise BpevizError("inspect_level", "Unreachable tokens are read from byte-level tokenizers.")
+    whole_first = tiktoken_parts(tokenizer) is not None and not isinstance(tokenizer, (Tokenizer, HFByteLevelBPE))
     found = []
     for m in tok.merges:
         try:
@@ -147,6 +159,8 @@ def unreachable(tokenizer: object) -> list[int]:
         except UnicodeDecodeError:
             continue
         token_id = tok.file_ids[m.id] if tok.file_ids else m.id
+        if whole_first and tok.split_text(text) == [text]:
+            continue
         if tok.encode_ordinary(text) != [token_id]:
             found.append(token_id)
     return sorted(found)

@@ -98,12 +98,15 @@ def earliest_split(token: bytes, when: dict[bytes, float]) -> tuple[float, tuple
     return best
 
 
-def pairs_from_ranks(ranks: dict[bytes, int], n_merges: int | None = None) -> list[tuple[bytes, bytes]]:
+def pairs_from_ranks(ranks: dict[bytes, int], n_merges: int | None = None, *,
+                     strict: bool = True) -> list[tuple[bytes, bytes]]:
     """Recover the merge pairs behind tiktoken ranks, in an order where every merge comes after its parts.
 
     BPE on each token with the lower ranks usually leaves two parts: that pair merges at the token's
     rank. A few real tokens (o200k_base's `urrent`, rank 1315) need a part with a higher rank; tiktoken
-    forms them as soon as the part exists, so here their merge comes right after that part.
+    forms them as soon as the part exists, so here their merge comes right after that part. A token
+    no two tokens make (Qwen3.6 has some: "سبب", whose "سب" and "بب" are not tokens) is no merge:
+    tiktoken gives it only to a piece that is that token whole. strict: refuse such a file; else skip them.
     """
     when: dict[bytes, float] = {t: r for t, r in ranks.items() if len(t) == 1}  # token -> when it can first exist
     found: list[tuple[float, int, tuple[bytes, bytes]]] = []  # (when, rank, pair)
@@ -119,7 +122,7 @@ def pairs_from_ranks(ranks: dict[bytes, int], n_merges: int | None = None) -> li
             stopped = True  # every later token merges later still
             break
         pair = split_by_lower_ranks(token, rank, ranks)
-        if pair is None:
+        if pair is None or pair[0] not in when or pair[1] not in when:  # no split, or a part that itself waits
             deferred.append((rank, token))
             continue
         when[token] = max(rank, when[pair[0]] + 0.5, when[pair[1]] + 0.5)
@@ -127,7 +130,7 @@ def pairs_from_ranks(ranks: dict[bytes, int], n_merges: int | None = None) -> li
         heapq.heappush(times, when[token])
     for rank, token in sorted(deferred, key=lambda rt: len(rt[1])):  # parts are shorter, so placed by then
         split = earliest_split(token, when)
-        if split is None and not stopped:
+        if split is None and not stopped and strict:
             raise ValueError(f"Token {cut(token)} (rank {rank}) cannot be made from two other tokens; not a BPE rank file.")
         if split is not None:
             when[token] = max(split[0] + 0.5, rank)

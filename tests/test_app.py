@@ -621,6 +621,17 @@ def test_the_inspect_page_reads_deepseek_with_its_own_splits():
     assert any("HiGHS" in plain(c.value) and "Optimal" in plain(c.value) for c in at.caption)
 
 
+@pytest.mark.slow
+def test_the_inspect_page_reads_qwen_and_says_which_tokens_no_merge_makes():
+    # issue 31: Qwen3.6's rank file holds 121 tokens no two tokens make; the page refused the file before (KeyError)
+    at = new_app(inspect_tok="qwen3.6")
+    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    assert_clean(at)
+    assert [m.value for m in at.metric][:2] == ["247,667", "2"]  # tiktoken's own encoder gives back all but two
+    assert any("121 tokens are made by no merge" in plain(c.value) for c in at.caption)
+    assert any("HiGHS" in plain(c.value) and "Optimal" in plain(c.value) for c in at.caption)
+
+
 def test_the_inspect_page_asks_for_bytes_when_the_lesson_is_at_level_chars():
     at = new_app(inspect_tok="lesson")
     at.switch_page("app_pages/inspect.py").run(timeout=300)

@@ -101,3 +101,28 @@ def test_deepseek_is_read_with_its_own_three_splits():
         if len(token) > 1 and i not in ds.special_tokens.values() and hf.encode(text, add_special_tokens=False).ids != [i]:
             theirs.append(i)
     assert inspect.unreachable(ds) == sorted(theirs)
+
+
+@pytest.mark.slow
+def test_qwen_is_read_though_some_of_its_tokens_are_no_merge():
+    """Qwen3.6's rank file holds tokens that no two tokens make ("سبب": neither "سب" nor "بب" is a token); inspect
+    leaves them out of the merges, says how many, and reads the rest as tiktoken encodes (tiktoken as the oracle)."""
+    qwen = bpeviz.reference("qwen3.6")
+    ranks, _ = inspect.tiktoken_parts(qwen)
+    tok = inspect.as_tokenizer(qwen)
+    merged = {m.token for m in tok.merges}
+    left_out = [t for t in ranks if len(t) > 1 and t not in merged]
+    assert "سبب".encode() in left_out and len(left_out) == inspect.not_merges(qwen) > 0
+    made = merged | {bytes([b]) for b in range(256)}  # a left-out token splits into no two tokens that merges make
+    assert all(not any(t[:k] in made and t[k:] in made for k in range(1, len(t))) for t in left_out)
+    for text in ["The cat sat on the mat, 12345 times!", "Olá — café à noite.", "def f(x):\n    return x**2\n", "中文，日本語。"]:
+        assert tok.encode_ordinary(text) == qwen.encode_ordinary(text)
+    theirs = []
+    for token, rank in ranks.items():
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if len(token) > 1 and token in merged and qwen.encode_ordinary(text) != [rank]:
+            theirs.append(rank)
+    assert inspect.unreachable(qwen) == sorted(theirs)

@@ -32,12 +32,17 @@ _digamma = njit(cache=True, nogil=True)(digamma)
 
 
 @njit(cache=True, nogil=True)
-def _viterbi(st, en, pc, a, b, n, scores, unk, best, back):
-    """Model.viterbi over nodes a..b of a word of n characters: fills back (node per end); ties to the earlier node."""
+def _viterbi(st, en, pc, a, b, n, scores, unk, best, back, without_whole=False):
+    """Model.viterbi over nodes a..b of a word of n characters: fills back (node per end); ties to the earlier node.
+
+    without_whole: leave out the node that spans the whole word (a piece's second-best cut).
+    """
     best[0] = 0.0
     for e in range(1, n + 1):
         back[e] = -1
     for k in range(a, b):
+        if without_whole and st[k] == 0 and en[k] == n:
+            continue
         i = pc[k]
         s = best[st[k]] + (scores[i] if i >= 0 else unk)
         if back[en[k]] < 0 or s > best[en[k]]:
@@ -96,21 +101,6 @@ def _m_step_scores(kept, logsum):
 
 
 @njit(cache=True, nogil=True)
-def _second_best(st, en, pc, a, b, n, scores, unk, best, back):
-    """Viterbi over a piece's nodes a..b without the whole piece (the node 0..n)."""
-    best[0] = 0.0
-    for e in range(1, n + 1):
-        back[e] = -1
-    for k in range(a, b):
-        if st[k] == 0 and en[k] == n:
-            continue
-        i = pc[k]
-        s = best[st[k]] + (scores[i] if i >= 0 else unk)
-        if back[en[k]] < 0 or s > best[en[k]]:
-            best[en[k]], back[en[k]] = s, k
-
-
-@njit(cache=True, nogil=True)
 def _alternatives(st, en, pc, noff, p_off, scores, unk, longest):
     """unigram_train._prune's first loop: whether each piece is ever used whole, and its second-best cut (flat)."""
     size = len(p_off) - 1
@@ -126,7 +116,7 @@ def _alternatives(st, en, pc, noff, p_off, scores, unk, longest):
             if _path_length(st, back, n) >= 2:
                 always[i] = False
             else:
-                _second_best(st, en, pc, a, b, n, scores, unk, best, back)
+                _viterbi(st, en, pc, a, b, n, scores, unk, best, back, True)
                 e, first = n, m
                 while e > 0:
                     alt[m] = max(pc[back[e]], 0)
@@ -188,7 +178,7 @@ def _reachable(st, en, pc, noff, p_off, scores, unk, longest):
     for i in range(size):
         n = p_off[i + 1] - p_off[i]
         if n > 1:
-            _second_best(st, en, pc, noff[i], noff[i + 1], n, scores, unk, best, back)
+            _viterbi(st, en, pc, noff[i], noff[i + 1], n, scores, unk, best, back, True)
             total, e = 0.0, n
             steps = np.empty(n, np.float64)
             m = 0

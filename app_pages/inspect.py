@@ -117,7 +117,7 @@ def junk(key: str, _tok: object) -> tuple[list[int], int, list[int], int]:
     merged = [tok.file_ids[m.id] if tok.file_ids else m.id for m in tok.merges]
     text = "\n".join(corpora.corpus_text(k) for k in ("english", "portuguese", "python"))
     text += "\n".join(corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES)
-    return inspect.unreachable(_tok), len(merged), inspect.never_emitted(_tok, text, merged), inspect.not_merges(_tok)
+    return inspect.unreachable(tok), len(merged), inspect.never_emitted(_tok, text, merged), inspect.not_merges(tok)
 
 
 def junk_section(key: str, tok: object) -> None:

@@ -38,7 +38,11 @@ class Mixture(dict):
 
 
 def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
-    """A bpeviz Tokenizer with the first n_merges merges of a bpeviz Tokenizer or a tiktoken Encoding (bpeviz.reference)."""
+    """A bpeviz Tokenizer with the first n_merges merges of a bpeviz Tokenizer or a tiktoken Encoding (bpeviz.reference).
+
+    One read from a tiktoken encoding carries its encoder's rule, `whole_pieces_first` (a piece that is a
+    token whole is that token, see unreachable), and `not_merges`, the count of its tokens no merge makes.
+    """
     if isinstance(tokenizer, Tokenizer):
         return tokenizer if n_merges is None else tokenizer.truncated(n_merges)
     if isinstance(tokenizer, HFByteLevelBPE):  # DeepSeek V4: its file's merges, cut by its own three regex splits
@@ -51,16 +55,19 @@ def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
     ranks, pattern = parts
     split = pretokenize.preset_named(pattern) or pattern
     # a token no two tokens make (Qwen3.6 has 121) is no merge: tiktoken gives it only to a piece that is it whole
-    tok = formats.from_pairs(formats.pairs_from_ranks(ranks, n_merges, strict=False), pretokenizer=split)
-    return formats.keep_file_ids(tok, ranks.get)  # ids as the encoding's own ranks
+    tok = formats.keep_file_ids(formats.from_pairs(formats.pairs_from_ranks(ranks, n_merges, strict=False),
+                                                   pretokenizer=split), ranks.get)  # ids as the encoding's own ranks
+    tok.whole_pieces_first = True  # type: ignore[attr-defined]
+    tok.not_merges = 0 if n_merges is not None else sum(len(t) > 1 for t in ranks) - len(tok.merges)  # type: ignore
+    return tok
 
 
 def not_merges(tokenizer: object) -> int:
-    """How many of a tiktoken encoding's multi-byte tokens no merge makes (no two tokens join into them); 0 otherwise."""
-    parts = tiktoken_parts(tokenizer) if not isinstance(tokenizer, (Tokenizer, HFByteLevelBPE)) else None
-    if parts is None:
-        return 0
-    return sum(len(token) > 1 for token in parts[0]) - len(as_tokenizer(tokenizer).merges)
+    """How many of a tiktoken encoding's multi-byte tokens no merge makes (no two tokens join into them); 0 otherwise.
+
+    tokenizer: the encoding, or as_tokenizer's read of it.
+    """
+    return getattr(as_tokenizer(tokenizer), "not_merges", 0)
 
 
 def _category_counts(tok: Tokenizer, text: str, top: int) -> tuple[list, int]:
@@ -151,7 +158,7 @@ def unreachable(tokenizer: object) -> list[int]:
     tok = as_tokenizer(tokenizer)
     if tok.level != "bytes":
         raise BpevizError("inspect_level", "Unreachable tokens are read from byte-level tokenizers.")
-    whole_first = tiktoken_parts(tokenizer) is not None and not isinstance(tokenizer, (Tokenizer, HFByteLevelBPE))
+    whole_first = getattr(tok, "whole_pieces_first", False)
     found = []
     for m in tok.merges:
         try:

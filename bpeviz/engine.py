@@ -43,10 +43,11 @@ def warm() -> bool:
     """Load the compiled loops (from numba's cache, or compile them: about 22 s once per install); False without numba."""
     with _lock:
         if not _state.get("warm") and compiled_available():
-            from . import compiled, compiled_unigram
+            from . import compiled, compiled_encode, compiled_unigram
 
             compiled.warm()
             compiled_unigram.warm()
+            compiled_encode.warm()
             _state["warm"] = True
     return bool(_state.get("warm"))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import heapq
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from itertools import repeat
+from itertools import accumulate, chain, compress, repeat
 
 Pair = tuple[int, int]
 LONG_WORD = 64  # longer pre-tokens merge with a heap instead of rescanning
@@ -157,13 +157,20 @@ class WordCache(dict):
         missing = [piece for piece in set(pieces).difference(self) if len(piece) <= limit]
         del missing[max(0, self.MAX_ENTRIES - len(self)):]  # no more than there is room for
         encoded = self._encode_many(missing) if self._encode_many is not None else list(map(encode, missing))  # type: ignore
-        cost = 200 * len(missing) + sum(map(len, missing)) + 8 * sum(map(len, encoded))  # _cost, all at once
-        if self.size + cost <= self.MAX_BYTES:
-            self.update(zip(missing, encoded))
+        self.keep(missing, encoded)
+
+    def keep(self, pieces: list[str], encoded: list[tuple[int, ...]]) -> None:
+        """Keep pieces not cached yet with their ids, as far as the cache has room (the others stay misses)."""
+        if max(map(len, pieces), default=0) > self.MAX_PIECE:
+            short = list(map(self.MAX_PIECE.__ge__, map(len, pieces)))
+            pieces, encoded = list(compress(pieces, short)), list(compress(encoded, short))
+        cost = 200 * len(pieces) + sum(map(len, pieces)) + 8 * sum(map(len, encoded))  # _cost, all at once
+        if self.size + cost <= self.MAX_BYTES and len(self) + len(pieces) <= self.MAX_ENTRIES:
+            self.update(zip(pieces, encoded))
             self.size += cost
             return
-        for piece, ids in zip(missing, encoded):
-            if self.size >= self.MAX_BYTES:
+        for piece, ids in zip(pieces, encoded):
+            if self.size >= self.MAX_BYTES or len(self) >= self.MAX_ENTRIES:
                 return  # full: the rest are encoded when met, and not kept
             self._keep(piece, ids)
 
@@ -177,3 +184,18 @@ class WordCache(dict):
         ids = self._encode()(piece)  # type: ignore[misc]
         self._keep(piece, ids)
         return ids
+
+
+def regroup(ids: list[tuple[int, ...]], piece_lengths: Iterable[int], part_lengths: Iterable[int]) -> list[tuple[int, ...]]:
+    """The ids of pieces that cover a text, joined into the ids of parts that cover it too (each part a run of pieces).
+
+    Every step runs in C: a part's ids end where the piece that ends with the part ends.
+    Example: regroup([(1,), (2, 3), (4,)], [1, 2, 1], [3, 1]) -> [(1, 2, 3), (4,)]
+    """
+    part_ends = list(accumulate(part_lengths))
+    ends_a_part = map(set(part_ends).__contains__, accumulate(piece_lengths))
+    stops = list(compress(accumulate(map(len, ids)), ends_a_part))  # in ids, where each part ends
+    if len(stops) != len(part_ends):
+        raise ValueError("the parts do not end where pieces end")
+    flat = tuple(chain.from_iterable(ids))
+    return list(map(flat.__getitem__, map(slice, [0, *stops[:-1]], stops)))

@@ -110,12 +110,23 @@ CACHED_EXPANSION = 2_000  # only patterns this small stay compiled in the shared
 # The cut uses `re`, which is faster; its \s is a superset of `regex`'s (it adds \x1c-\x1f), so it
 # cuts at no more places than the rule allows.
 _CHUNK_CUT = re.compile(r"(?<=\S)(?= )")
+# The same cut found space first, the space taken: `re` then scans for a literal, twice as fast.
+_TAIL_CUT = re.compile(r" (?<=\S.)")
 _COUNTED_REPEAT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 
 def chunks(text: str) -> list[str]:
-    """Cut text where no preset pre-token can cross. Example: chunks("o gato  x") -> ["o", " gato  x"]"""
+    """Cut text where no preset pre-token can cross. Example: chunks("o gato  x") -> ["o", " gato", "  x"]"""
     return _CHUNK_CUT.split(text)
+
+
+def chunk_tails(text: str) -> list[str]:
+    """chunks(text) without the space that opens every chunk after the first.
+
+    Every tail but the last ends in a non-space, so " " + tail + " " + tail ... cuts back into the
+    same chunks. Example: chunk_tails("o gato  x") -> ["o", "gato", " x"]
+    """
+    return _TAIL_CUT.split(text)
 
 
 def custom_budget(n_chars: int) -> float:
@@ -382,17 +393,3 @@ def count_pieces(docs: Sequence[str], pretokenizer: str = "gpt2") -> Counter[str
         counts.update(split_text(doc, pretokenizer, timeout=remaining))
     return counts
 
-
-def split_on_specials(text: str, specials: Sequence[str]) -> list[tuple[str, str | None]]:
-    """Cut text at special-token strings: [(text before, the special or None at the end)].
-
-    Example: split_on_specials("a<|x|>b", ["<|x|>"]) -> [("a", "<|x|>"), ("b", None)]
-    """
-    pattern = regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
-    parts: list[tuple[str, str | None]] = []
-    position = 0
-    for match in pattern.finditer(text):
-        parts.append((text[position : match.start()], match.group()))
-        position = match.end()
-    parts.append((text[position:], None))
-    return parts

@@ -9,6 +9,8 @@ import operator
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
+import regex
+
 from . import pretokenize, serial
 from .oniguruma import split_as_hf
 from .records import Settings, Token, as_tiktoken_reads, to_bytes
@@ -171,7 +173,7 @@ class TokenizerBase:
         if not found:
             return self.encode_ordinary(text)
         ids: list[int] = []
-        for k, (part, special) in enumerate(pretokenize.split_on_specials(text, found)):
+        for k, (part, special) in enumerate(split_on_specials(text, found)):
             ids.extend(self._encode_text(self._prefixed(part) if k == 0 else part))
             if special is not None:
                 ids.append(self.special_tokens[special])
@@ -227,3 +229,18 @@ def check_special_tokens(special_tokens: Sequence[str]) -> None:
             raise ValueError(f"A special token must be a non-empty string, not {s!r}.")
     if len(set(special_tokens)) != len(special_tokens):
         raise ValueError("The special tokens repeat one another; list each once.")
+
+
+def split_on_specials(text: str, specials: Sequence[str]) -> list[tuple[str, str | None]]:
+    """Cut text at special-token strings: [(text before, the special or None at the end)].
+
+    Example: split_on_specials("a<|x|>b", ["<|x|>"]) -> [("a", "<|x|>"), ("b", None)]
+    """
+    pattern = regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
+    parts: list[tuple[str, str | None]] = []
+    position = 0
+    for match in pattern.finditer(text):
+        parts.append((text[position : match.start()], match.group()))
+        position = match.end()
+    parts.append((text[position:], None))
+    return parts

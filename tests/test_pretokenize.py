@@ -30,6 +30,16 @@ def test_chunks_never_cut_a_pre_token(text, name):
     assert pieces == bpeviz.split_text(text, name)
 
 
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list(" \t\n\r\x1c\x85\u00a0\u3000ab.")), max_size=40) | st.text(max_size=40))
+def test_chunk_tails_are_the_chunks_without_their_opening_space(text):
+    head, *tails = bpeviz.pretokenize.chunk_tails(text)
+    assert [head, *(" " + t for t in tails)] == bpeviz.pretokenize.chunks(text)
+    assert all(t and not t[-1].isspace() for t in tails[:-1]) and (not tails or head and not head[-1].isspace())
+    if tails[:-1]:  # joined as the encoder joins new chunks to encode them in one pass, they cut back into themselves
+        assert bpeviz.pretokenize.chunks(" " + " ".join(tails[:-1])) == [" " + t for t in tails[:-1]]
+
+
 def test_presets_split_as_documented():
     assert bpeviz.split_text("o gato.", "gpt2") == ["o", " gato", "."]
     assert bpeviz.split_text("12345 abc", "gpt4") == ["123", "45", " abc"]

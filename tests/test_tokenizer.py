@@ -7,6 +7,7 @@ from naive import merge
 
 import bpeviz
 from bpeviz import corpora, formats, tokenizer
+from bpeviz.merging import regroup
 
 
 def test_toy_trace_subiu():
@@ -164,11 +165,13 @@ def test_a_cold_text_with_more_new_pieces_than_the_cache_holds_still_encodes_the
     expected = tok.encode_ordinary(text)
     monkeypatch.setattr(tokenizer.WordCache, "MAX_ENTRIES", 50)
     fresh = tok.truncated(len(tok.merges))
+    fresh.encode_engine = "python"  # the Python encoder's caches (the compiled one has its own table)
     assert fresh.encode_ordinary(text) == expected
     assert len(fresh._word_cache) == 50
     monkeypatch.setattr(tokenizer.WordCache, "MAX_ENTRIES", 200_000)
     monkeypatch.setattr(tokenizer.WordCache, "MAX_BYTES", 20_000)  # the batch fill stops at the byte budget too
     fresh = tok.truncated(len(tok.merges))
+    fresh.encode_engine = "python"
     assert fresh.encode_ordinary(text) == expected
     assert 0 < fresh._word_cache.size <= 20_000
 
@@ -176,12 +179,17 @@ def test_a_cold_text_with_more_new_pieces_than_the_cache_holds_still_encodes_the
 @pytest.mark.parametrize("pre", ["gpt4", "gpt2"])
 def test_a_long_cold_text_encodes_as_the_trace_warm_encoding_and_tiktoken_do(pre):
     tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=1500, level="bytes", pretokenizer=pre)
-    odd = " lone \udcff\ud800 surrogates \ud83d\udc4d"
+    odd = " lone \udcff\ud800 surrogates \ud83d\udc4d" + " " + "x" * 300 + "  "  # a chunk too long to keep, a last one of spaces
     text = corpora.corpus_text("portuguese")[:70_000] + corpora.corpus_text("udhr-ru") + odd
     fresh = tok.truncated(len(tok.merges))
+    fresh.encode_engine = "python"  # the reference; test_compiled_encode.py holds the compiled encoder to it
     cold = fresh.encode_ordinary(text)
     assert fresh._fast_merge is not None  # the cold path ran, tiktoken merging the new words
-    assert fresh.encode_ordinary(text) == cold and fresh.encode_ordinary(text) == cold  # chunk by chunk, then all cached
+    assert fresh.encode_ordinary(text) == cold  # chunk by chunk: new chunks encoded in one pass
+    assert len(fresh._chunk_cache) > 1000 and "x" * 300 not in fresh._chunk_cache
+    assert fresh.encode_ordinary(text) == cold  # all chunks cached
+    backwards = bpeviz.records.as_tiktoken_reads(text[::-1])  # new chunks and known ones
+    assert fresh.encode_ordinary(backwards) == [i for p in bpeviz.split_text(backwards, pre) for i in tok.encode_word(p)]
     ids = tok.vocab_ids()
     pieces = bpeviz.split_text(bpeviz.records.as_tiktoken_reads(text), pre)  # surrogates read as tiktoken reads them
     traced = {piece: [ids[t] for t in tok.trace(piece)[-1].pieces] for piece in dict.fromkeys(pieces)}
@@ -204,3 +212,18 @@ def test_a_tokenizer_nobody_holds_is_freed_at_once(algorithm):
         assert gone() is None
     finally:
         gc.enable()
+
+
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(st.lists(st.tuples(st.text(min_size=1, max_size=3), st.lists(st.integers(0, 9), min_size=1, max_size=3)),
+                               min_size=1, max_size=4), max_size=6))
+def test_regroup_joins_the_ids_of_pieces_into_the_parts_they_cover(parts):
+    pieces = [piece for part in parts for piece in part]
+    part_lengths = [sum(len(t) for t, _ in part) for part in parts]
+    got = regroup([tuple(ids) for _, ids in pieces], [len(t) for t, _ in pieces], part_lengths)
+    assert got == [tuple(i for _, ids in part for i in ids) for part in parts]
+
+
+def test_regroup_refuses_parts_that_end_inside_a_piece():
+    with pytest.raises(ValueError, match="do not end where pieces end"):
+        regroup([(1,), (2,)], [2, 2], [1, 3])

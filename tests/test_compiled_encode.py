@@ -1,0 +1,154 @@
+"""The compiled encoder (numba) against the Python one, id for id; `regex` is the oracle of its gpt4 split."""
+
+import gc
+import threading
+import weakref
+
+import numpy as np
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bpeviz
+from bpeviz import corpora, formats, pretokenize, tokenizer
+from bpeviz import engine as engines
+
+compiled_encode = pytest.importorskip("bpeviz.compiled_encode", reason="the compiled encoder needs numba")
+
+# Every class the pattern tells apart: the contraction letters in both cases (and U+017F, which (?i) reads as s),
+# letters, a combining mark, digits of two scripts, each kind of whitespace, punctuation, past the BMP, a raw byte
+ODD = list("'sSſlLvVeErRdDmMtT aé日ß\u0301٣9\t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000.,!?-_\"(") + [
+    "\U0001d518", "\U0001f44d", "\udcff"]
+
+
+def compiled_split(text: str) -> list[str]:
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    ends = compiled_encode.split_ends(cps, compiled_encode.classes()).tolist()
+    return [text[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(ODD), max_size=40) | st.text(max_size=40))
+def test_the_split_is_gpt4s_as_regex_reads_it(text):
+    assert compiled_split(text) == regex.findall(pretokenize.GPT4_PATTERN, text)
+
+
+@pytest.mark.parametrize("name", ["english", "portuguese", "python", *(f"udhr-{c}" for c in corpora.UDHR_LANGUAGES)])
+def test_the_split_is_gpt4s_on_every_shipped_text(name):
+    text = corpora.corpus_text(name)
+    assert compiled_split(text) == regex.findall(pretokenize.GPT4_PATTERN, text) == bpeviz.split_text(text, "gpt4")
+
+
+@pytest.fixture(scope="module")
+def english_tok():
+    assert engines.warm()  # loads the compiled encoder too: without it encoding stays in Python
+    return bpeviz.train(corpora.corpus_text("english"), vocab_size=1500, level="bytes", pretokenizer="gpt4")
+
+
+def both(tok: bpeviz.Tokenizer) -> tuple[bpeviz.Tokenizer, bpeviz.Tokenizer]:
+    """Two fresh copies of tok: one that may encode compiled, one held to Python."""
+    python = tok.truncated(len(tok.merges))
+    python.encode_engine = "python"
+    return tok.truncated(len(tok.merges)), python
+
+
+LONG = (corpora.corpus_text("portuguese")[:70_000] + corpora.corpus_text("udhr-ru") + corpora.corpus_text("python")[:20_000]
+        + " lone \udcff\ud800 surrogates \ud83d\udc4d 'S ſ 12345 \r\n\t  x")
+
+
+def test_a_long_text_encodes_as_in_python_and_as_tiktoken_does(english_tok):
+    compiled, python = both(english_tok)
+    expected = python.encode_ordinary(LONG)
+    assert compiled.encode_ordinary(LONG) == expected
+    assert compiled._piece_table is not None and len(compiled._piece_table) > 1000  # it ran, and kept its pieces
+    assert python._piece_table is None
+    assert compiled.encode_ordinary(LONG) == expected  # all pieces met before
+    assert compiled.encode_ordinary(LONG[::-1]) == python.encode_ordinary(LONG[::-1])  # some new, some known
+    assert expected == formats.tiktoken_encoding(english_tok).encode_ordinary(LONG)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(st.text(alphabet=st.sampled_from(ODD), max_size=60) | st.text(max_size=30), min_size=1, max_size=4))
+def test_any_text_encodes_as_in_python(english_tok, texts):
+    compiled, python = both(english_tok)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tokenizer, "COLD_TEXT", 1)  # every text takes the long-text path
+        for text in texts:  # one table across texts: pieces met before and new ones
+            assert compiled.encode_ordinary(text) == python.encode_ordinary(text)
+            assert compiled.encode_bytes(text.encode("utf-8", "surrogateescape")) == python.encode_bytes(
+                text.encode("utf-8", "surrogateescape"))
+    assert compiled._piece_table is not None or not "".join(texts)
+
+
+def test_a_chars_level_tokenizer_with_byte_fallback_and_a_hand_made_table_encode_as_in_python():
+    assert engines.warm()
+    tok = bpeviz.train(corpora.corpus_text("portuguese")[:100_000], vocab_size=600, level="chars", pretokenizer="gpt4")
+    compiled, python = both(tok)
+    assert compiled.encode_ordinary(LONG) == python.encode_ordinary(LONG)  # Cyrillic falls back to bytes
+    assert compiled._piece_table is not None
+    # "abc" is made from ab + c, but b + c merges first, so tiktoken may not merge: new pieces go through merge_ids
+    vocab = {bytes([b]): b for b in range(256)}
+    merges = []
+    for rank, (left, right) in enumerate([(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")], start=1):
+        vocab[left + right] = 255 + rank
+        merges.append(bpeviz.Merge(rank, left, right, left + right, 0, 255 + rank, vocab[left], vocab[right]))
+    hand = bpeviz.Tokenizer(settings=bpeviz.Settings(vocab_size=259, level="bytes", pretokenizer="gpt4"), alphabet=None,
+                            merges=merges)
+    compiled, python = both(hand)
+    text = "abc " * (tokenizer.COLD_TEXT // 4 + 1)
+    ids = compiled.encode_ordinary(text)
+    assert ids == python.encode_ordinary(text) and ids[:2] == [97, 256]
+    assert compiled._fast_merge is None and compiled._piece_table is not None
+
+
+def test_a_full_table_starts_again_and_a_text_bigger_than_it_is_still_encoded(english_tok, monkeypatch):
+    monkeypatch.setattr(compiled_encode.PieceTable, "MAX_PIECES", 500)
+    compiled, python = both(english_tok)
+    assert compiled.encode_ordinary(LONG) == python.encode_ordinary(LONG)  # more new pieces than the table holds
+    assert len(compiled._piece_table) == 0
+    first, second = corpora.corpus_text("udhr-en")[:5_000] * 15, corpora.corpus_text("udhr-de")[:5_000] * 15
+    with monkeypatch.context() as mp:
+        mp.setattr(tokenizer, "COLD_TEXT", 50_000)
+        assert compiled.encode_ordinary(first) == python.encode_ordinary(first)
+        assert len(compiled._piece_table) == len(set(bpeviz.split_text(first, "gpt4"))) <= 500
+        assert compiled.encode_ordinary(second) == python.encode_ordinary(second)
+        new = set(bpeviz.split_text(second, "gpt4")) - set(bpeviz.split_text(first, "gpt4"))
+        assert len(compiled._piece_table) == len(new)  # full: started again with the new pieces
+        assert compiled.encode_ordinary(first + second) == python.encode_ordinary(first + second)
+
+
+def test_only_the_gpt4_split_and_a_loaded_engine_take_the_compiled_path(english_tok, monkeypatch):
+    gpt2 = bpeviz.train(corpora.corpus_text("english")[:50_000], vocab_size=400, level="bytes", pretokenizer="gpt2")
+    gpt2.encode_ordinary(LONG)
+    assert gpt2._piece_table is None
+    compiled, python = both(english_tok)
+    monkeypatch.setitem(engines._state, "warm", False)  # numba not loaded yet in this process: no compile on the way
+    assert compiled.encode_ordinary(LONG) == python.encode_ordinary(LONG)
+    assert compiled._piece_table is None
+
+
+def test_visitors_encoding_one_tokenizer_at_once_get_their_own_ids(english_tok):
+    compiled, python = both(english_tok)
+    texts = [LONG[k * 9_000:] + LONG[:k * 9_000] for k in range(6)]
+    expected = [python.encode_ordinary(t) for t in texts]
+    got: dict[int, list[int]] = {}
+    threads = [threading.Thread(target=lambda k=k: got.__setitem__(k, compiled.encode_ordinary(texts[k]))) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [got[k] for k in range(6)] == expected
+
+
+def test_a_tokenizer_with_a_piece_table_is_freed_at_once(english_tok):
+    tok = english_tok.truncated(len(english_tok.merges))
+    tok.encode_ordinary(LONG)
+    assert tok._piece_table is not None
+    gone = weakref.ref(tok)
+    gc.disable()
+    try:
+        del tok
+        assert gone() is None
+    finally:
+        gc.enable()

@@ -96,7 +96,8 @@ def compile_rows() -> None:
 
 
 def encoding_rows(quick: bool) -> None:
-    """Encoding against tiktoken with the same merges: cold (a fresh tokenizer's first text) and warm (its word cache full)."""
+    """Encoding against tiktoken with the same merges: cold (a fresh tokenizer's first text) and warm (the same text again),
+    by the Python encoder and by the compiled one (numba; long texts with the gpt4 split)."""
     english = sized_text(1_000_000, source=("english",))
     mixed = corpora.corpus_text("portuguese") + corpora.corpus_text("python")
     mixed += "".join(corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES)
@@ -106,23 +107,34 @@ def encoding_rows(quick: bool) -> None:
         texts.append(("mixed 10 MB, unseen", sized_text(10_000_000, seed=1)))
     small = bpeviz.train(corpora.corpus_text("english"), vocab_size=4096, level="bytes", pretokenizer="gpt4")
     big = bpeviz.train(sized_text(1_000_000), vocab_size=256 + 16384, level="bytes", pretokenizer="gpt4")
+    engines = ["python", "compiled"] if bpeviz.engine.warm() else ["python"]
     print("\nencoding, GPT-4 split; MB/s, and bpeviz/tiktoken throughput with the same merges (target at 16 384 merges: "
           "cold >= 0.7, warm >= 1.0)")
+    heads = "  ".join(f"{e + ' cold':>19}  {e + ' warm':>19}" for e in engines)
+    print(f"  {'merges':>6}  {'text':<21} {'tiktoken':>8}  {heads}")
     for tok in (small, big):
         same_merges = formats.tiktoken_encoding(tok)
         tok.truncated(len(tok.merges)).encode_ordinary(english)  # the first ever proves tiktoken may merge (once)
         for label, text in texts:
-            encoding_row(tok, same_merges, label, text, 3 if quick or len(text) > 5_000_000 else 5)
+            encoding_row(tok, same_merges, engines, label, text, 3 if quick or len(text) > 5_000_000 else 5)
 
 
-def encoding_row(tok: bpeviz.Tokenizer, same_merges, label: str, text: str, repeat: int) -> None:
+def encoding_row(tok: bpeviz.Tokenizer, same_merges, engines: list[str], label: str, text: str, repeat: int) -> None:
     mb = len(text.encode()) / 1e6
-    assert same_merges.encode_ordinary(text) == tok.encode_ordinary(text)
-    fresh = [tok.truncated(len(tok.merges)) for _ in range(repeat)]  # made before the clock: a tokenizer's first text
-    cold, tt = interleaved([lambda: fresh.pop().encode_ordinary(text), lambda: same_merges.encode_ordinary(text)], repeat)
-    warm, tt2 = interleaved([lambda: tok.encode_ordinary(text), lambda: same_merges.encode_ordinary(text)], repeat)
-    print(f"  {len(tok.merges):>6} merges  {label:<21} tiktoken {mb / tt:6.2f}   cold {mb / cold:6.2f} "
-          f"{tt / cold:5.2f}x   warm {mb / warm:6.2f} {tt2 / warm:5.2f}x")
+    expected = same_merges.encode_ordinary(text)
+    cells, tt = [], 0.0
+    for engine in engines:
+        copies = [tok.truncated(len(tok.merges)) for _ in range(repeat + 1)]  # made before the clock
+        for copy in copies:
+            copy.encode_engine = "python" if engine == "python" else "auto"
+        warm = copies.pop()
+        assert warm.encode_ordinary(text) == expected
+        # the lambdas run within this turn of the loop (B023 is about later calls)
+        cold, tt = interleaved([lambda: copies.pop().encode_ordinary(text), lambda: same_merges.encode_ordinary(text)],  # noqa: B023
+                               repeat)
+        hot, tt2 = interleaved([lambda: warm.encode_ordinary(text), lambda: same_merges.encode_ordinary(text)], repeat)  # noqa: B023
+        cells.append(f"{mb / cold:6.2f} MB/s {tt / cold:5.2f}x  {mb / hot:6.2f} MB/s {tt2 / hot:5.2f}x")
+    print(f"  {len(tok.merges):>6}  {label:<21} {mb / tt:8.2f}  " + "  ".join(cells))
 
 
 PEAK = """import resource, subprocess, sys

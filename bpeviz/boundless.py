@@ -22,7 +22,7 @@ from . import pretokenize
 from .merging import merge_pair
 from .records import MAX_TIES_RECORDED, Settings, Token, TraceStep
 from .superword import SUPERWORD_SPLIT, base_ids
-from .tokenizer import Tokenizer, build, trace_steps
+from .tokenizer import Tokenizer, WordCache, build, trace_steps
 from .trainer import RawMerge
 
 Groups = list[list[int]]  # one superword piece: its words, each a list of token ids
@@ -51,6 +51,10 @@ def _short(line: str) -> list[str]:
 
 class BoundlessTokenizer(Tokenizer):
     """A BoundlessBPE tokenizer: words merge inside, then whole words merge with their neighbours, in rank order."""
+
+    def __init__(self, **details: object) -> None:
+        super().__init__(**details)  # type: ignore[arg-type]
+        self._chunk_cache = WordCache(self._encode_chunk)  # a piece of text (see pieces) -> ids
 
     def _groups(self, chunk: str) -> Groups:
         return [list(self.encode_word(word)) for word in pretokenize.split_text(chunk, self.settings.inner_split)]

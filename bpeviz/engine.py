@@ -1,5 +1,7 @@
 """Which engine runs the merge loop (and Unigram's EM and pruning): readable Python, or compiled (numba, the `fast` extra).
 
+Once warm() has loaded it, long texts with the gpt4 split are encoded compiled too (compiled_encode.py).
+
 Both give the same RawMerge records (tests/test_compiled.py); the Python one is the reference a
 class reads and the fallback everywhere. "auto" takes the compiled engine when numba imports here
 and the corpus is big enough to pay for loading it (about 0.5 s the first time in a process).

@@ -86,7 +86,7 @@ class Tokenizer(TokenizerBase):
         # "python": never (benches and tests compare the two)
         self.encode_engine = "auto"
         self._piece_table: PieceTable | None = None  # the compiled encoder's pieces, made at first use
-        self._chunk_cache = WordCache(self._encode_tail)  # a chunk after its opening space -> ids (pretokenize.chunk_tails)
+        self._tail_cache = WordCache(self._encode_tail)  # a chunk after its opening space -> ids (pretokenize.chunk_tails)
         self._chunkable = pretokenize.is_chunkable(settings.pretokenizer)
         preset = pretokenize.PRETOKENIZERS.get(settings.pretokenizer)  # a preset's split covers all text: call it directly
         self._split = pretokenize.preset_split(preset.name) if preset is not None and preset.pattern else None
@@ -207,10 +207,10 @@ class Tokenizer(TokenizerBase):
         # most chunks (" word,") repeat: one lookup each, in C
         head, *tails = pretokenize.chunk_tails(text)
         ids = self._encode_pieces(head)
-        found = list(map(self._chunk_cache.get if long else self._chunk_cache.__getitem__, tails))
+        found = list(map(self._tail_cache.get if long else self._tail_cache.__getitem__, tails))
         if long and not all(found):  # new chunks (None; no chunk's ids are empty): encoded in one pass, then looked up again
             self._fill_tails(set(compress(tails, map(is_, found, repeat(None)))), tails[-1])
-            found = list(map(self._chunk_cache.__getitem__, tails))
+            found = list(map(self._tail_cache.__getitem__, tails))
         return flatten(found, ids)
 
     def _compiled_ids(self, text: str) -> list[int] | None:
@@ -257,7 +257,7 @@ class Tokenizer(TokenizerBase):
         pieces = self._split_text(" " + " ".join(fresh))
         self._word_cache.fill(pieces)
         ids = list(map(self._word_cache.__getitem__, pieces))
-        self._chunk_cache.keep(fresh, regroup(ids, map(len, pieces), [len(t) + 1 for t in fresh]))
+        self._tail_cache.keep(fresh, regroup(ids, map(len, pieces), [len(t) + 1 for t in fresh]))
 
     def trace(self, text: str) -> list[TraceStep]:
         """The encoding of text as a class reads it: the start, then one step per merge that fired.

@@ -186,7 +186,7 @@ def test_a_long_cold_text_encodes_as_the_trace_warm_encoding_and_tiktoken_do(pre
     cold = fresh.encode_ordinary(text)
     assert fresh._fast_merge is not None  # the cold path ran, tiktoken merging the new words
     assert fresh.encode_ordinary(text) == cold  # chunk by chunk: new chunks encoded in one pass
-    assert len(fresh._chunk_cache) > 1000 and "x" * 300 not in fresh._chunk_cache
+    assert len(fresh._tail_cache) > 1000 and "x" * 300 not in fresh._tail_cache
     assert fresh.encode_ordinary(text) == cold  # all chunks cached
     backwards = bpeviz.records.as_tiktoken_reads(text[::-1])  # new chunks and known ones
     assert fresh.encode_ordinary(backwards) == [i for p in bpeviz.split_text(backwards, pre) for i in tok.encode_word(p)]

@@ -196,8 +196,8 @@ class PieceTable:
     One per tokenizer; a lock keeps two visitors' encodings of the same tokenizer from growing it at once.
     """
 
-    MAX_PIECES = 200_000
-    MAX_CODE_POINTS = 8_000_000  # of the pieces kept, end to end (64 MB as int64)
+    MAX_PIECES = 150_000
+    MAX_CODE_POINTS = 2_000_000  # of the pieces kept, end to end, and of their ids (8 MB each, as int32)
 
     def __init__(self, encode_pieces: Callable[[], Callable[[list[str]], tuple[array, array]] | None]) -> None:
         self._encode_pieces = encode_pieces  # gives the tokenizer's encoder of new pieces (a weak reference: no cycle)
@@ -205,8 +205,8 @@ class PieceTable:
         self._clear()
 
     def _clear(self) -> None:
-        self.p_cps, self.p_off = np.zeros(0, np.int64), np.zeros(1, np.int64)
-        self.v_ids, self.v_off = np.zeros(0, np.int64), np.zeros(1, np.int64)
+        self.p_cps, self.p_off = np.zeros(0, np.int32), np.zeros(1, np.int64)
+        self.v_ids, self.v_off = np.zeros(0, np.int32), np.zeros(1, np.int64)
         self.keys, self.slots, self.bits = np.zeros(16, np.uint64), np.full(16, -1, np.int32), 4
 
     def __len__(self) -> int:
@@ -231,15 +231,15 @@ class PieceTable:
 
     def _add(self, pieces: list[str], ids: np.ndarray, off: np.ndarray) -> None:
         """Keep new pieces and their ids (ids[off[q]:off[q + 1]] for pieces[q]); a full table starts again."""
-        size = sum(map(len, pieces))
+        size = max(sum(map(len, pieces)), len(ids))
         if len(pieces) > self.MAX_PIECES or size > self.MAX_CODE_POINTS:
             return  # more than the table holds: not kept
-        if len(self) + len(pieces) > self.MAX_PIECES or len(self.p_cps) + size > self.MAX_CODE_POINTS:
+        if len(self) + len(pieces) > self.MAX_PIECES or max(len(self.p_cps), len(self.v_ids)) + size > self.MAX_CODE_POINTS:
             self._clear()
         cps, p_off = code_points(pieces)
-        self.p_cps = np.concatenate([self.p_cps, cps])
+        self.p_cps = np.concatenate([self.p_cps, cps.astype(np.int32)])
         self.p_off = np.concatenate([self.p_off, self.p_off[-1] + p_off[1:]])
-        self.v_ids = np.concatenate([self.v_ids, ids])
+        self.v_ids = np.concatenate([self.v_ids, ids.astype(np.int32)])
         self.v_off = np.concatenate([self.v_off, self.v_off[-1] + off[1:]])
         self.keys, self.slots, self.bits = build_table(self.p_cps, self.p_off)
 

@@ -253,6 +253,8 @@ class Tokenizer(TokenizerBase):
         last tail may end in a space, and it is left to the cache's own miss.
         """
         new.discard(last)
+        if not new:
+            return
         fresh = list(new)
         pieces = self._split_text(" " + " ".join(fresh))
         self._word_cache.fill(pieces)

@@ -42,7 +42,7 @@ def engines() -> list[str]:
 
 
 def warm() -> bool:
-    """Load the compiled loops (from numba's cache, or compile them: about 22 s once per install); False without numba."""
+    """Load the compiled loops (from numba's cache, or compile them: about 25 s once per install); False without numba."""
     with _lock:
         if not _state.get("warm") and compiled_available():
             from . import compiled, compiled_encode, compiled_unigram

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import counting, formats, pretokenize, render
+from . import counting, engine, formats, pretokenize, render
 from .cli_output import Bar, aligned, merge_json, merge_lines, round_line, unigram_lines, wordpiece_lines
 from .engine import ENGINES
 from .records import ALGORITHMS, LEVELS
@@ -225,6 +225,8 @@ def cmd_count_tokens(args: argparse.Namespace) -> int:
             sizes.append(Path(f).stat().st_size)
         except FileNotFoundError:
             raise UsageError(f"no such file: {f}") from None
+    if args.tokenizer and sum(sizes) >= PROGRESS_BYTES:
+        engine.warm()  # the compiled encoder for a gpt4 tokenizer's blocks (from numba's cache: under a second)
     bar = Bar("counting", "MB", 1e6, _show_progress(args) and sum(sizes) >= PROGRESS_BYTES)
     try:
         rows = counting.count_tokens(args.files, dict(counters), cut_at=cut_at, progress=bar)

@@ -1,6 +1,7 @@
 """The compiled encoder (numba) against the Python one, id for id; `regex` is the oracle of its gpt4 split."""
 
 import gc
+import json
 import threading
 import weakref
 
@@ -152,3 +153,21 @@ def test_a_tokenizer_with_a_piece_table_is_freed_at_once(english_tok):
         assert gone() is None
     finally:
         gc.enable()
+
+
+def test_count_tokens_on_a_big_file_loads_the_encoder_and_counts_as_python(english_tok, tmp_path, monkeypatch, capsys):
+    from bpeviz import cli
+
+    path, saved = tmp_path / "big.txt", tmp_path / "tok.json"
+    text = (corpora.corpus_text("portuguese")[:70_000] + corpora.corpus_text("udhr-ru")) * 3
+    path.write_bytes(text.encode())
+    english_tok.save(saved)
+    monkeypatch.setattr(cli, "PROGRESS_BYTES", 100_000)  # "big" for this test
+    monkeypatch.setitem(engines._state, "warm", False)  # as in a fresh command: the encoder is loaded on the way
+    used = []
+    real = compiled_encode.PieceTable.encode
+    monkeypatch.setattr(compiled_encode.PieceTable, "encode", lambda table, t: used.append(len(t)) or real(table, t))
+    assert cli.main(["count-tokens", str(path), "--tokenizer", str(saved), "--json"]) == 0
+    _, python = both(english_tok)
+    assert {row["tokens"] for row in json.loads(capsys.readouterr().out)} == {len(python.encode_ordinary(text))}  # file, total
+    assert used and engines.is_warm()

@@ -197,14 +197,26 @@ def test_a_long_cold_text_encodes_as_the_trace_warm_encoding_and_tiktoken_do(pre
     assert tok.truncated(len(tok.merges)).encode_ordinary(text) == formats.tiktoken_encoding(tok).encode_ordinary(text)
 
 
-@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece", "unigram"])
-def test_a_tokenizer_nobody_holds_is_freed_at_once(algorithm):
-    """No reference cycle: a dropped tokenizer (merges, caches) goes with its last user, not at a full collection."""
+@pytest.mark.parametrize(("algorithm", "long"), [("bpe", False), ("wordpiece", False), ("unigram", False), ("bpe", True)])
+def test_a_tokenizer_nobody_holds_is_freed_at_once(algorithm, long):
+    """No reference cycle: a dropped tokenizer (merges, caches) goes with its last user, not at a full collection.
+
+    long: a long text, which the compiled encoder (when numba is here) takes: its piece table calls the tokenizer back.
+    """
     import gc
     import weakref
 
-    tok = bpeviz.train(corpora.documents("toy_pt"), vocab_size=40, algorithm=algorithm)
-    tok.encode("o gato subiu no telhado")  # fills its caches
+    from bpeviz import engine
+
+    if long:
+        compiled = engine.warm()
+        tok = bpeviz.train(corpora.documents("toy_pt"), vocab_size=300, level="bytes", pretokenizer="gpt4")
+        tok.encode(corpora.corpus_text("portuguese")[:100_000])
+        assert (tok._piece_table is not None) == compiled  # the compiled encoder's table, or the Python caches
+        assert compiled or tok._word_cache
+    else:
+        tok = bpeviz.train(corpora.documents("toy_pt"), vocab_size=40, algorithm=algorithm)
+        tok.encode("o gato subiu no telhado")  # fills its caches
     gone = weakref.ref(tok)
     gc.disable()
     try:

@@ -392,4 +392,3 @@ def count_pieces(docs: Sequence[str], pretokenizer: str = "gpt2") -> Counter[str
                                                           "preset.")
         counts.update(split_text(doc, pretokenizer, timeout=remaining))
     return counts
-

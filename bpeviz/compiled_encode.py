@@ -1,8 +1,8 @@
-"""Encoding a long text in numba (the `fast` extra): GPT-4's split and a table of the pieces met so far.
+"""Encoding a long text in numba (the `fast` extra): GPT-4's or GPT-2's split and a table of the pieces met so far.
 
 The Python encoder (tokenizer.py) stays the reference; this one gives the same ids
 (tests/test_compiled_encode.py). It reads the text as code points once, cuts pre-tokens by
-`gpt4`'s pattern written out as a loop over character classes that `regex` itself gives, and
+the preset's pattern (KINDS) written out as a loop over character classes that `regex` itself gives, and
 looks each piece up in an open-addressing table of code point hashes (compiled_lattice.py), so a
 warm text makes no Python object per piece. New pieces go back to Python, are merged there (by
 tiktoken when that provably agrees), added to the table, and the text is read again.
@@ -25,11 +25,13 @@ LETTER, NUMBER, SPACE, NEWLINE = 1, 2, 4, 8  # \p{L}, \p{N}, \s, [\r\n]
 # (?i:x) for the contraction letters of '(?i:[sdmt]|ll|ve|re), one bit each
 _S, _D, _M, _T, _L, _V, _R, _E = (16 << k for k in range(8))
 _QUOTE, _BLANK = 39, 32
+# The splits written out below, by preset name (the digits of gpt4's family: 0-2; GPT-2's: 3)
+KINDS = {"gpt4": 0, "gpt4-hf": 1, "r2l-digits": 2, "gpt2": 3, "gpt2-original": 3}
 
 
 @cache
 def classes() -> np.ndarray:
-    """Each code point's classes as `regex` reads gpt4's pattern (bits above); built once, in about 0.15 s."""
+    """Each code point's classes as `regex` reads the patterns (bits above); built once, in about 0.15 s."""
     text = "".join(map(chr, range(0x110000)))
     table = np.zeros(0x110000, np.uint16)
     for bit, escape in ((LETTER, r"\p{L}"), (NUMBER, r"\p{N}"), (SPACE, r"\s"), (NEWLINE, r"[\r\n]")):
@@ -50,12 +52,34 @@ def _run(cps, cls, j, n, bits):
 
 
 @njit(cache=True, nogil=True)
-def piece_end(cps, cls, i, n):
-    """Where the gpt4 pre-token that starts at i ends: the pattern's alternatives tried in its order.
+def _whitespace_end(cps, cls, i, n, newlines):
+    """A run of whitespace at i: \\s++$ | \\s*[\\r\\n] (gpt4's family only) | \\s+(?!\\S) | \\s."""
+    end, last_newline = i, -1
+    while end < n and cls[cps[end]] & SPACE:
+        if cls[cps[end]] & NEWLINE:
+            last_newline = end
+        end += 1
+    if end == n:
+        return n
+    if newlines and last_newline >= 0:
+        return last_newline + 1
+    return end - 1 if end - i >= 2 else i + 1
 
-    '(?i:[sdmt]|ll|ve|re) | [^\\r\\n\\p{L}\\p{N}]?+\\p{L}++ | \\p{N}{1,3}+ | ' ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+'
-    | \\s++$ | \\s*[\\r\\n] | \\s+(?!\\S) | \\s
-    """
+
+@njit(cache=True, nogil=True)
+def _digits_end(cps, cls, i, n, digits):
+    """gpt4's digits at i: up to three (0), the whole run (1: gpt4-hf), or so that threes follow (2: r2l-digits)."""
+    end = _run(cps, cls, i + 1, n, NUMBER)
+    if digits == 1:
+        return end
+    if digits == 2:
+        return i + ((end - i) % 3 or 3)
+    return min(end, i + 3)
+
+
+@njit(cache=True, nogil=True)
+def _gpt4_end(cps, cls, i, n, digits):
+    """'(?i:[sdmt]|ll|ve|re) | [^\\r\\n\\p{L}\\p{N}]?+\\p{L}++ | <digits> | ' ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+' | whitespace."""
     c = cls[cps[i]]
     if cps[i] == _QUOTE and i + 1 < n:
         a = cls[cps[i + 1]]
@@ -70,36 +94,55 @@ def piece_end(cps, cls, i, n):
     if not c & (NEWLINE | NUMBER) and i + 1 < n and cls[cps[i + 1]] & LETTER:
         return _run(cps, cls, i + 2, n, LETTER)
     if c & NUMBER:
-        j = i + 1
-        while j < n and j < i + 3 and cls[cps[j]] & NUMBER:
-            j += 1
-        return j
+        return _digits_end(cps, cls, i, n, digits)
     k = i + 1 if cps[i] == _BLANK else i
     if k < n and not cls[cps[k]] & (SPACE | LETTER | NUMBER):
         j = k + 1
         while j < n and not cls[cps[j]] & (SPACE | LETTER | NUMBER):
             j += 1
         return _run(cps, cls, j, n, NEWLINE)
-    end, last_newline = i, -1  # c is whitespace
-    while end < n and cls[cps[end]] & SPACE:
-        if cls[cps[end]] & NEWLINE:
-            last_newline = end
-        end += 1
-    if end == n:
-        return n
-    if last_newline >= 0:
-        return last_newline + 1
-    return end - 1 if end - i >= 2 else i + 1
+    return _whitespace_end(cps, cls, i, n, True)
 
 
 @njit(cache=True, nogil=True)
-def split_ends(cps, cls):
+def _gpt2_end(cps, cls, i, n):
+    """'(?:[sdmt]|ll|ve|re) (ASCII, case kept) | ' ?\\p{L}++' | ' ?\\p{N}++' | ' ?[^\\s\\p{L}\\p{N}]++' | whitespace."""
+    if cps[i] == _QUOTE and i + 1 < n:
+        a = cps[i + 1]
+        if a == 115 or a == 100 or a == 109 or a == 116:  # s d m t
+            return i + 2
+        if i + 2 < n:
+            b = cps[i + 2]
+            if (a == 108 and b == 108) or ((a == 118 or a == 114) and b == 101):  # ll, ve, re
+                return i + 3
+    k = i + 1 if cps[i] == _BLANK and i + 1 < n else i
+    c = cls[cps[k]]
+    if c & LETTER:
+        return _run(cps, cls, k + 1, n, LETTER)
+    if c & NUMBER:
+        return _run(cps, cls, k + 1, n, NUMBER)
+    if not c & SPACE:
+        j = k + 1
+        while j < n and not cls[cps[j]] & (SPACE | LETTER | NUMBER):
+            j += 1
+        return j
+    return _whitespace_end(cps, cls, i, n, False)
+
+
+@njit(cache=True, nogil=True)
+def piece_end(cps, cls, i, n, kind):
+    """Where the pre-token that starts at i ends, by the split numbered kind (KINDS): its alternatives in their order."""
+    return _gpt2_end(cps, cls, i, n) if kind == 3 else _gpt4_end(cps, cls, i, n, kind)
+
+
+@njit(cache=True, nogil=True)
+def split_ends(cps, cls, kind):
     """Every pre-token's end, in order (for tests: the split alone)."""
     n = len(cps)
     ends = np.empty(n, np.int64)
     k, i = 0, 0
     while i < n:
-        i = piece_end(cps, cls, i, n)
+        i = piece_end(cps, cls, i, n, kind)
         ends[k] = i
         k += 1
     return ends[:k]
@@ -141,7 +184,7 @@ def _note_miss(h, cps, i, length, m_keys, m_slots, m_start, m_len, m_hash, nm):
 
 
 @njit(cache=True, nogil=True)
-def encode(cps, cls, keys, slots, bits, p_cps, p_off, v_ids, v_off):
+def encode(cps, cls, kind, keys, slots, bits, p_cps, p_off, v_ids, v_off):
     """The text's ids, and the pieces not in the table (start, length; each once, in order of first meeting).
 
     Where piece q of those stands, the ids hold -1 - q: `splice` puts its ids there.
@@ -152,7 +195,7 @@ def encode(cps, cls, keys, slots, bits, p_cps, p_off, v_ids, v_off):
     m_start, m_len, m_hash = np.empty(256, np.int64), np.empty(256, np.int64), np.empty(256, np.uint64)
     k, nm, i = 0, 0, 0
     while i < n:
-        j = piece_end(cps, cls, i, n)
+        j = piece_end(cps, cls, i, n, kind)
         h = np.uint64(0)
         for t in range(i, j):
             h = _mix(h, cps[t])
@@ -191,7 +234,7 @@ def splice(out, ids, off):
 
 
 class PieceTable:
-    """gpt4 pre-tokens met so far and their ids, as arrays `encode` reads; bounded like tokenizer.WordCache.
+    """Pre-tokens of one split (KINDS) met so far and their ids, as arrays `encode` reads; bounded like tokenizer.WordCache.
 
     One per tokenizer; a lock keeps two visitors' encodings of the same tokenizer from growing it at once.
     """
@@ -199,7 +242,8 @@ class PieceTable:
     MAX_PIECES = 150_000
     MAX_CODE_POINTS = 2_000_000  # of the pieces kept, end to end, and of their ids (8 MB each, as int32)
 
-    def __init__(self, encode_pieces: Callable[[], Callable[[list[str]], tuple[array, array]] | None]) -> None:
+    def __init__(self, split: str, encode_pieces: Callable[[], Callable[[list[str]], tuple[array, array]] | None]) -> None:
+        self._kind = KINDS[split]
         self._encode_pieces = encode_pieces  # gives the tokenizer's encoder of new pieces (a weak reference: no cycle)
         self._lock = threading.Lock()
         self._clear()
@@ -216,7 +260,7 @@ class PieceTable:
         """text's ids: pieces met before from the table, new ones merged by the tokenizer and kept if there is room."""
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
         with self._lock:
-            ids, starts, lengths = encode(cps, classes(), *self._arrays())
+            ids, starts, lengths = encode(cps, classes(), self._kind, *self._arrays())
             if len(starts):
                 pieces = list(map(text.__getitem__, map(slice, starts.tolist(), (starts + lengths).tolist())))
                 flat, counts = self._encode_pieces()(pieces)  # type: ignore[misc]  # the tokenizer is alive: it called us
@@ -249,7 +293,8 @@ def warm() -> None:
     def as_bytes(pieces: list[str]) -> tuple[array, array]:  # each byte its own id
         return array("q", list(b"".join(p.encode() for p in pieces))), array("q", [len(p.encode()) for p in pieces])
 
-    table = PieceTable(lambda: as_bytes)
     text = "o gato's 123 \t\n  x!\r\n ."
-    assert bytes(table.encode(text)) == text.encode() == bytes(table.encode(text))
-    split_ends(np.frombuffer(text.encode("utf-32-le"), np.uint32), classes())
+    for split in ("gpt4", "gpt2"):  # the kind is a number: one compile serves every split
+        table = PieceTable(split, lambda: as_bytes)
+        assert bytes(table.encode(text)) == text.encode() == bytes(table.encode(text))
+    split_ends(np.frombuffer(text.encode("utf-32-le"), np.uint32), classes(), KINDS["gpt4"])

@@ -214,14 +214,16 @@ class Tokenizer(TokenizerBase):
         return flatten(found, ids)
 
     def _compiled_ids(self, text: str) -> list[int] | None:
-        """text's ids by the compiled encoder, when it is loaded and reads this split (gpt4); else None."""
-        if (self.encode_engine == "python" or self.settings.pretokenizer != "gpt4" or self.settings.hf_unicode
-                or self.split_function is not None or not engine.is_warm()):
+        """text's ids by the compiled encoder, when it is loaded and writes this split out (gpt4, gpt2 ...); else None."""
+        if (self.encode_engine == "python" or self.settings.hf_unicode or self.split_function is not None
+                or not engine.is_warm()):
+            return None
+        from .compiled_encode import KINDS, PieceTable  # loaded by engine.warm
+
+        if self.settings.pretokenizer not in KINDS:
             return None
         if self._piece_table is None:
-            from .compiled_encode import PieceTable
-
-            self._piece_table = PieceTable(weakref.WeakMethod(self._encode_new))
+            self._piece_table = PieceTable(self.settings.pretokenizer, weakref.WeakMethod(self._encode_new))
         return self._piece_table.encode(text)
 
     def _encode_new(self, pieces: list[str]) -> tuple[array, array]:

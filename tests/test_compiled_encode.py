@@ -1,4 +1,4 @@
-"""The compiled encoder (numba) against the Python one, id for id; `regex` is the oracle of its gpt4 split."""
+"""The compiled encoder (numba) against the Python one, id for id; `regex` is the oracle of its splits."""
 
 import json
 import threading
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import corpora, formats, pretokenize, tokenizer
+from bpeviz import corpora, formats, tokenizer
 from bpeviz import engine as engines
 
 compiled_encode = pytest.importorskip("bpeviz.compiled_encode", reason="the compiled encoder needs numba")
@@ -18,25 +18,32 @@ compiled_encode = pytest.importorskip("bpeviz.compiled_encode", reason="the comp
 # Every class the pattern tells apart: the contraction letters in both cases (and U+017F, which (?i) reads as s),
 # letters, a combining mark, digits of two scripts, each kind of whitespace, punctuation, past the BMP, a raw byte
 ODD = list("'sSſlLvVeErRdDmMtT aé日ß\u0301٣9\t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000.,!?-_\"(") + [
-    "\U0001d518", "\U0001f44d", "\udcff"]
+    "\U0001d518", "\U0001f44d", "\udcff", "1234", "12345", "123456"]
+SPLITS = sorted(compiled_encode.KINDS)
 
 
-def compiled_split(text: str) -> list[str]:
+def odd_text(size: int) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(ODD), max_size=size).map("".join) | st.text(max_size=size)
+
+
+def compiled_split(text: str, split: str) -> list[str]:
     cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
-    ends = compiled_encode.split_ends(cps, compiled_encode.classes()).tolist()
+    ends = compiled_encode.split_ends(cps, compiled_encode.classes(), compiled_encode.KINDS[split]).tolist()
     return [text[a:b] for a, b in zip([0, *ends[:-1]], ends)]
 
 
-@settings(max_examples=2000, deadline=None)
-@given(text=st.text(alphabet=st.sampled_from(ODD), max_size=40) | st.text(max_size=40))
-def test_the_split_is_gpt4s_as_regex_reads_it(text):
-    assert compiled_split(text) == regex.findall(pretokenize.GPT4_PATTERN, text)
+@settings(max_examples=3000, deadline=None)
+@given(text=odd_text(40), split=st.sampled_from(SPLITS))
+def test_each_split_is_its_pattern_as_regex_reads_it(text, split):
+    assert compiled_split(text, split) == regex.findall(bpeviz.PRETOKENIZERS[split].pattern, text)
 
 
 @pytest.mark.parametrize("name", ["english", "portuguese", "python", *(f"udhr-{c}" for c in corpora.UDHR_LANGUAGES)])
-def test_the_split_is_gpt4s_on_every_shipped_text(name):
-    text = corpora.corpus_text(name)
-    assert compiled_split(text) == regex.findall(pretokenize.GPT4_PATTERN, text) == bpeviz.split_text(text, "gpt4")
+def test_each_split_is_its_pattern_on_every_shipped_text(name):
+    text = corpora.corpus_text(name) + " 1234567 it's IT'S we'LL"
+    for split in SPLITS:
+        expected = regex.findall(bpeviz.PRETOKENIZERS[split].pattern, text)
+        assert compiled_split(text, split) == expected == bpeviz.split_text(text, split), split
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +75,7 @@ def test_a_long_text_encodes_as_in_python_and_as_tiktoken_does(english_tok):
 
 
 @settings(max_examples=300, deadline=None)
-@given(texts=st.lists(st.text(alphabet=st.sampled_from(ODD), max_size=60) | st.text(max_size=30), min_size=1, max_size=4))
+@given(texts=st.lists(odd_text(50), min_size=1, max_size=4))
 def test_any_text_encodes_as_in_python(english_tok, texts):
     compiled, python = both(english_tok)
     with pytest.MonkeyPatch.context() as mp:
@@ -117,10 +124,20 @@ def test_a_full_table_starts_again_and_a_text_bigger_than_it_is_still_encoded(en
         assert compiled.encode_ordinary(first + second) == python.encode_ordinary(first + second)
 
 
-def test_only_the_gpt4_split_and_a_loaded_engine_take_the_compiled_path(english_tok, monkeypatch):
-    gpt2 = bpeviz.train(corpora.corpus_text("english")[:50_000], vocab_size=400, level="bytes", pretokenizer="gpt2")
-    gpt2.encode_ordinary(LONG)
-    assert gpt2._piece_table is None
+@pytest.mark.parametrize("split", SPLITS)
+def test_a_tokenizer_of_each_written_out_split_encodes_as_in_python(english_tok, split):
+    tok = bpeviz.train(corpora.corpus_text("english")[:50_000], vocab_size=400, level="bytes", pretokenizer=split)
+    compiled, python = both(tok)
+    text = LONG + " 1234567 12345678 it's IT'S we'LL"
+    assert compiled.encode_ordinary(text) == python.encode_ordinary(text)
+    assert compiled._piece_table is not None
+
+
+def test_only_the_written_out_splits_and_a_loaded_engine_take_the_compiled_path(english_tok, monkeypatch):
+    for split in ("o200k", "words"):
+        other = bpeviz.train(corpora.corpus_text("english")[:50_000], vocab_size=400, level="bytes", pretokenizer=split)
+        other.encode_ordinary(LONG)
+        assert other._piece_table is None
     compiled, python = both(english_tok)
     monkeypatch.setitem(engines._state, "warm", False)  # numba not loaded yet in this process: no compile on the way
     assert compiled.encode_ordinary(LONG) == python.encode_ordinary(LONG)

@@ -68,13 +68,13 @@ def _whitespace_end(cps, cls, i, n, newlines):
 
 @njit(cache=True, nogil=True)
 def _digits_end(cps, cls, i, n, digits):
-    """gpt4's digits at i: up to three (0), the whole run (1: gpt4-hf), or so that threes follow (2: r2l-digits)."""
-    end = _run(cps, cls, i + 1, n, NUMBER)
+    """gpt4's digits at i: up to three (0), or the whole run (1: gpt4-hf); r2l-digits' are cut in piece_end."""
     if digits == 1:
-        return end
-    if digits == 2:
-        return i + ((end - i) % 3 or 3)
-    return min(end, i + 3)
+        return _run(cps, cls, i + 1, n, NUMBER)
+    j = i + 1
+    while j < n and j < i + 3 and cls[cps[j]] & NUMBER:
+        j += 1
+    return j
 
 
 @njit(cache=True, nogil=True)
@@ -130,9 +130,18 @@ def _gpt2_end(cps, cls, i, n):
 
 
 @njit(cache=True, nogil=True)
-def piece_end(cps, cls, i, n, kind):
-    """Where the pre-token that starts at i ends, by the split numbered kind (KINDS): its alternatives in their order."""
-    return _gpt2_end(cps, cls, i, n) if kind == 3 else _gpt4_end(cps, cls, i, n, kind)
+def piece_end(cps, cls, i, n, kind, run_end):
+    """Where the pre-token that starts at i ends, by the split numbered kind (KINDS): its alternatives in their order.
+
+    Returns it and run_end, the end of the run of digits i is in: r2l-digits cuts a run by its length, read once per
+    run (a pattern's look-ahead reads the rest of the run again at every group: quadratic in a long run).
+    """
+    if kind == 2 and cls[cps[i]] & NUMBER:
+        if i >= run_end:
+            run_end = _run(cps, cls, i + 1, n, NUMBER)
+            return i + ((run_end - i) % 3 or 3), run_end
+        return i + 3, run_end  # what is left of the run is whole threes
+    return (_gpt2_end(cps, cls, i, n) if kind == 3 else _gpt4_end(cps, cls, i, n, kind)), run_end
 
 
 @njit(cache=True, nogil=True)
@@ -140,9 +149,9 @@ def split_ends(cps, cls, kind):
     """Every pre-token's end, in order (for tests: the split alone)."""
     n = len(cps)
     ends = np.empty(n, np.int64)
-    k, i = 0, 0
+    k, i, run_end = 0, 0, 0
     while i < n:
-        i = piece_end(cps, cls, i, n, kind)
+        i, run_end = piece_end(cps, cls, i, n, kind, run_end)
         ends[k] = i
         k += 1
     return ends[:k]
@@ -193,9 +202,9 @@ def encode(cps, cls, kind, keys, slots, bits, p_cps, p_off, v_ids, v_off):
     out = np.empty(n // 2 + 16, np.int64)
     m_keys, m_slots = np.zeros(1024, np.uint64), np.full(1024, -1, np.int64)
     m_start, m_len, m_hash = np.empty(256, np.int64), np.empty(256, np.int64), np.empty(256, np.uint64)
-    k, nm, i = 0, 0, 0
+    k, nm, i, run_end = 0, 0, 0, 0
     while i < n:
-        j = piece_end(cps, cls, i, n, kind)
+        j, run_end = piece_end(cps, cls, i, n, kind, run_end)
         h = np.uint64(0)
         for t in range(i, j):
             h = _mix(h, cps[t])

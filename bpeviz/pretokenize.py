@@ -15,11 +15,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from itertools import accumulate
 
 import regex
 
 from .errors import BpevizError
 from .oniguruma import BRACED_ESCAPES, for_oniguruma
+from .split_twin import PAST_BMP, bmp_twin, digits_right_to_left
 
 # tiktoken's own split patterns (tiktoken_ext/openai_public.py), copied as data.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -49,6 +51,7 @@ R2L_DIGITS_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}(?=(?:\p{N
 # SuperBPE's second stage (Liu et al. 2025; the split its authors' training script uses): no split at spaces, only digits
 # stand apart, grouped in threes from the right; a superword may hold spaces, newlines and punctuation.
 SUPERWORD_PATTERN = r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|[^\p{N}]+"
+_WHOLE_RUNS = {"r2l-digits": GPT4_HF_PATTERN, "superword": r"\p{N}+|[^\p{N}]+"}  # their twins (see preset_split)
 # SentencePiece's split: only spaces separate words, each word keeps the space before it (its ▁).
 SPACES_PATTERN = r""" ?[^ ]+| """
 # SentencePiece's own trainer also keeps U+001F and U+2585 (its unknown-piece mark ▅) out of every piece: probed with
@@ -229,66 +232,29 @@ def _compile(pattern: str) -> regex.Pattern:
                            detail=str(exc)) from exc
 
 
-# -- a faster exact split for presets -------------------------------------------------------------
-# Python's `re` runs the preset patterns 2-3x faster than `regex`, but knows no \p{L}. On text within
-# the Basic Multilingual Plane, a twin of the pattern with every class spelt out as the code points
-# `regex` itself gives it (in the BMP) finds the same pieces; other text keeps `regex`. `re` classes
-# holding code points past U+FFFF are scanned range by range (slower than `regex`), hence the BMP.
-_TWIN_CLASSES = (r"\p{L}", r"\p{Lu}", r"\p{Ll}", r"\p{Lt}", r"\p{Lm}", r"\p{Lo}", r"\p{M}", r"\p{N}", r"\s")
-_TWIN_TOKEN = re.compile(r"\\p\{\w+\}|\\.|\[\^?|.", re.DOTALL)
-_PAST_BMP = re.compile("[\U00010000-\U0010ffff]")
-
-
-@cache
-def _bmp_members(escape: str) -> str:
-    r"""The BMP code points `regex` puts in a class escape, as ranges for a `re` class.
-
-    Example: _bmp_members(r"\p{N}")[:13] -> r"\u0030-\u0039"
-    """
-    spans = [m.span() for m in regex.finditer(escape + "+", "".join(map(chr, range(0x10000))))]
-    return "".join(f"\\u{a:04x}" if b - a == 1 else f"\\u{a:04x}-\\u{b - 1:04x}" for a, b in spans)
-
-
-@lru_cache(maxsize=16)
-def bmp_twin(pattern: str) -> re.Pattern | None:
-    r"""The pattern for Python's `re`, exact on text with no code point past U+FFFF, or None when it can not be written.
-
-    Only the escapes of the presets are spelt out (\p{L}, \p{Lu} ... \p{N}, \s, \S, \r, \n); any other escape, or
-    a `re` that lacks possessive quantifiers (before Python 3.11), gives None.
-    """
-    out, in_class, space = [], False, _bmp_members(r"\s")
-    for token in _TWIN_TOKEN.findall(pattern):
-        if token in _TWIN_CLASSES:
-            out.append(_bmp_members(token) if in_class else f"[{_bmp_members(token)}]")
-        elif token == r"\S" and not in_class:
-            out.append(f"[^{space}]")
-        elif token.startswith("\\") and token not in (r"\r", r"\n", r"\t"):
-            return None  # an escape this twin does not spell out
-        elif token.startswith("[") and not in_class:
-            out.append(token)
-            in_class = True
-        elif token == "]" and in_class:
-            out.append(token)
-            in_class = False
-        else:
-            out.append(token)
-    try:
-        return re.compile("".join(out))
-    except re.error:
-        return None
-
-
 @cache
 def preset_split(name: str) -> Callable[[str], list[str]]:
-    """A preset's split, text -> pieces, as its pattern's findall gives them; by the `re` twin where that is exact."""
+    """A preset's split, text -> pieces, as its pattern's findall gives them; by the `re` twin where that is exact.
+
+    r2l-digits and superword group digits from the right with a look-ahead that reads the rest of a run of
+    digits at every group, quadratic in a long run: they split as their twin that takes runs whole, and
+    digits_right_to_left cuts the runs.
+    """
     pattern = PRETOKENIZERS[name].pattern
     if pattern is None:
         return lambda text: [text] if text else []
+    if name in _WHOLE_RUNS:
+        whole = _pattern_split(_WHOLE_RUNS[name])
+        return lambda text: digits_right_to_left(whole(text), text)
+    return _pattern_split(pattern)
+
+
+def _pattern_split(pattern: str) -> Callable[[str], list[str]]:
     full = compile_pattern(pattern).findall
     twin = bmp_twin(pattern)
     if twin is None:
         return full
-    fast, past_bmp = twin.findall, _PAST_BMP.search
+    fast, past_bmp = twin.findall, PAST_BMP.search
     return lambda text: full(text) if past_bmp(text) else fast(text)
 
 
@@ -348,8 +314,9 @@ def split_pieces(text: str, pretokenizer: str = "gpt2", *, timeout: float = CUST
     pattern = resolve(pretokenizer)
     if not text:
         return []
-    if pattern is None:
-        return [Piece(text, 0, len(text))]
+    if not is_custom(pretokenizer):  # presets cover every character
+        texts = preset_split(pretokenizer)(text)
+        return [Piece(t, a, a + len(t)) for t, a in zip(texts, accumulate(map(len, texts), initial=0))]
     pieces: list[Piece] = []
     position = 0
     try:

@@ -173,3 +173,10 @@ def test_count_tokens_on_a_big_file_loads_the_encoder_and_counts_as_python(engli
     _, python = both(english_tok)
     assert {row["tokens"] for row in json.loads(capsys.readouterr().out)} == {len(python.encode_ordinary(text))}  # file, total
     assert used and engines.is_warm()
+
+
+def test_a_million_digits_split_in_one_pass():
+    """r2l-digits reads each run of digits once (the pattern's look-ahead reads the rest of the run at every group)."""
+    text = "x " + "7" * 1_000_001 + " y 1234"
+    for split in SPLITS:
+        assert compiled_split(text, split) == bpeviz.split_text(text, split), split

@@ -1,11 +1,11 @@
 """Encoding a long text in numba (the `fast` extra): GPT-4's or GPT-2's split and a table of the pieces met so far.
 
 The Python encoder (tokenizer.py) stays the reference; this one gives the same ids
-(tests/test_compiled_encode.py). It reads the text as code points once, cuts pre-tokens by
-the preset's pattern (KINDS) written out as a loop over character classes that `regex` itself gives, and
-looks each piece up in an open-addressing table of code point hashes (compiled_lattice.py), so a
+(tests/test_compiled_encode.py). It reads the text as code points once, cuts pre-tokens by the
+preset's pattern (KINDS) written out as a loop over character classes that `regex` itself gives,
+and looks each piece up in an open-addressing table of code point hashes (compiled_hash.py), so a
 warm text makes no Python object per piece. New pieces go back to Python, are merged there (by
-tiktoken when that provably agrees), added to the table, and the text is read again.
+tiktoken when that provably agrees), spliced in where the first pass left a mark, and kept.
 """
 
 from __future__ import annotations

@@ -19,9 +19,10 @@ import time
 from common import ROOT, hf_documents, machine, sentencepiece_unigram
 
 import bpeviz
-from bpeviz import corpora, pretokenize
-from bpeviz.records import Settings
-from bpeviz.wordpiece import train_wordpiece
+from bpeviz.core.records import Settings
+from bpeviz.data import corpora
+from bpeviz.pre_tokenizers import splits as pretokenize
+from bpeviz.trainers.wordpiece import train_wordpiece
 
 sys.path.insert(0, str(ROOT / "tests"))
 import naive  # noqa: E402  (the oracle lives with the tests)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import common  # noqa: F401  (puts the repository on the path)
 
-from bpeviz import corpora, counting
+from bpeviz.counting import blocks as counting
+from bpeviz.data import corpora
 
 
 def main() -> None:

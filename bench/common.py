@@ -28,7 +28,7 @@ def hf_documents(text: str, pattern: str | None, block: int = 1000) -> list[str]
     slower from 1 MB up, measured). Cutting at `pretokenize.chunks` leaves every pre-token whole,
     so the merges are those of the whole text (speed.py checks it). No split (None): the text whole.
     """
-    from bpeviz import pretokenize
+    from bpeviz.pre_tokenizers import splits as pretokenize
 
     if pattern is None:
         return [text]
@@ -57,7 +57,7 @@ def hf_train(text: str | list[str], vocab_size: int, pattern: str | None):
 
 def shipped_text(names: tuple[str, ...] | None = None) -> str:
     """The shipped corpora named (default: every one, about 0.8 MB), one after another."""
-    from bpeviz import corpora
+    from bpeviz.data import corpora
 
     return "\n".join(corpora.corpus_text(name) for name in (names or corpora.CORPORA))
 

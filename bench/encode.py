@@ -13,7 +13,8 @@ from __future__ import annotations
 from common import median_time
 
 import bpeviz
-from bpeviz import corpora, formats
+from bpeviz import formats
+from bpeviz.data import corpora
 
 
 def main() -> None:

@@ -25,7 +25,9 @@ from pathlib import Path
 from common import ROOT, hf_documents, hf_train, machine, sentencepiece_unigram, sized_text
 
 import bpeviz
-from bpeviz import corpora, formats, pretokenize
+from bpeviz import formats
+from bpeviz.data import corpora
+from bpeviz.pre_tokenizers import splits as pretokenize
 
 
 def interleaved(fns: list, repeat: int) -> list[float]:

@@ -15,7 +15,8 @@ from common import hf_documents, hf_train, median_time
 from naive import naive_train
 
 import bpeviz
-from bpeviz import corpora, pretokenize
+from bpeviz.data import corpora
+from bpeviz.pre_tokenizers import splits as pretokenize
 
 
 def naive_seconds(text: str, vocab_size: int, pretokenizer: str) -> float:

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
-"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "bpeviz needs Python 3.10 or newer" >&2; exit 1; }
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "bpeviz needs Python 3.11 or newer" >&2; exit 1; }
 mode="${1:-app}"
 # numba (the compiled engine, the `fast` extra) where it ships a wheel: glibc Linux on x86_64/aarch64, macOS arm64, Windows
 fast=""

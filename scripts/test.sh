@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
-.venv/bin/ruff check bpeviz app.py app_pages tests bench
+.venv/bin/ruff check bpeviz app.py tests bench scripts
 set +e
 .venv/bin/python -m pytest "$@"
 status=$?

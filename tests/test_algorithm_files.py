@@ -8,7 +8,8 @@ import random
 import pytest
 
 import bpeviz
-from bpeviz import corpora, formats
+from bpeviz import formats
+from bpeviz.data import corpora
 
 tokenizers = pytest.importorskip("tokenizers")  # a test dependency, never the app's
 

@@ -7,11 +7,11 @@ from unittest import mock
 import pytest
 from app_helpers import merge_rows, new_app, pairs_before, plain, player_data, trace_rows
 
-from bpeviz import training as training_module
-from bpeviz_app import runs
+from bpeviz.app import runs
+from bpeviz.trainers import training as training_module
 
-PAGES = ["app_pages/train.py", "app_pages/encode.py", "app_pages/rules.py", "app_pages/algorithms.py", "app_pages/charts.py",
-         "app_pages/languages.py", "app_pages/quirks.py", "app_pages/files.py"]
+PAGES = [f"bpeviz/app/pages/{name}.py"
+         for name in ("train", "encode", "rules", "algorithms", "charts", "languages", "quirks", "files")]
 XSS = "<img src=x onerror=alert(1)>"
 
 
@@ -46,14 +46,14 @@ def test_train_page_sends_the_whole_run_to_the_player():
 
 def test_stepping_never_retrains():
     calls = []
-    real = training_module.engines.train_ids
+    real = training_module.train_words
 
     def counting(*args, **kwargs):
         if threading.current_thread().name != runs.WARM_UP_THREAD:  # the server's warm-up trains the default mix
             calls.append(1)
         return real(*args, **kwargs)
 
-    with mock.patch.object(training_module.engines, "train_ids", counting):
+    with mock.patch.object(training_module, "train_words", counting):
         at = new_app(vocab_size=63).run()  # a setting no other test uses, so the run is not cached yet
         assert len(calls) == 1
         for value in (5, 17, 40, 3, 40):  # the step as the browser reports it
@@ -68,7 +68,7 @@ def test_stepping_never_retrains():
 
 def test_encode_page_trace_and_tokenizers():
     at = new_app()
-    at.switch_page("app_pages/encode.py").run()
+    at.switch_page("bpeviz/app/pages/encode.py").run()
     rows = trace_rows(player_data(at, "player_trace")["history"])
     assert rows[0] == ("o ␣ g a t o ␣ s u b i u ␣ n o", 15)
     assert rows[-1] == ("o ␣gato ␣sub iu ␣no", 5)
@@ -81,7 +81,7 @@ def test_encode_page_trace_and_tokenizers():
 
 def test_encode_page_messages_for_bad_sentences():
     at = new_app(sentence="")
-    at.switch_page("app_pages/encode.py").run()
+    at.switch_page("bpeviz/app/pages/encode.py").run()
     assert any("Type a sentence" in i.value for i in at.info)
     at.text_area(key="sentence").set_value("x" * 100_001).run()
     assert any("at most 100,000" in e.value for e in at.error)
@@ -92,7 +92,7 @@ def test_encode_page_messages_for_bad_sentences():
 
 def test_charts_page_changes_with_corpus():
     at = new_app()
-    at.switch_page("app_pages/charts.py").run()
+    at.switch_page("bpeviz/app/pages/charts.py").run()
     assert_clean(at)
     first = at.dataframe[0].value.copy()
     at.selectbox(key="_w_chart_corpus").set_value("udhr-pt").run()
@@ -102,7 +102,7 @@ def test_charts_page_changes_with_corpus():
 
 def test_quirks_page_edit_changes_counts():
     at = new_app()
-    at.switch_page("app_pages/quirks.py").run()
+    at.switch_page("bpeviz/app/pages/quirks.py").run()
     numbers = at.dataframe[0].value
     assert numbers.loc[numbers.number == "12345", "cl100k_base (GPT-4)"].item() == "123|45"
     at.text_input(key="_w_q_numbers").set_value("999999").run()
@@ -112,7 +112,7 @@ def test_quirks_page_edit_changes_counts():
 
 def test_files_page_exports_and_refuses_clearly():
     at = new_app()
-    at.switch_page("app_pages/files.py").run()
+    at.switch_page("bpeviz/app/pages/files.py").run()
     assert_clean(at)
     assert any("at level chars" in plain(c.value) for c in at.caption)  # tiktoken/hf not possible at chars level
     at.session_state["level"] = "bytes"
@@ -129,7 +129,7 @@ def test_user_text_is_escaped(where):
         state = {**pasted, "pasted": f'o gato "{XSS} no telhado "{XSS}', "sentence": f'"{XSS}', "byte_view": True}
     at = new_app(**state)
     if where != "pasted":
-        at.switch_page("app_pages/encode.py")
+        at.switch_page("bpeviz/app/pages/encode.py")
     at.run()
     if where == "pasted":
         at.session_state["step"] = 10
@@ -185,14 +185,14 @@ def test_language_switch_relabels():
     at.radio(key="lang").set_value("pt").run()
     assert at.title[0].value.startswith("Treino")
     assert player_data(at)["labels"]["next"] == "Próximo"
-    at.switch_page("app_pages/encode.py").run()
+    at.switch_page("bpeviz/app/pages/encode.py").run()
     assert at.button(key="suggest_unseen").label == "palavra nunca vista"
     assert at.title[0].value == "Codificar uma frase"
 
 
 def test_trace_row_opens_its_merge_in_the_table():
     at = new_app()
-    at.switch_page("app_pages/encode.py").run()
+    at.switch_page("bpeviz/app/pages/encode.py").run()
     at.selectbox(key="trace_open").set_value(13).run()
     at.button(key="trace_open_btn").click().run()
     assert_clean(at)
@@ -229,7 +229,9 @@ def test_upload_over_the_cap_is_refused_with_a_message(monkeypatch):
 
 def test_an_uploaded_tokenizer_file_is_replayed_on_the_train_page():
     import bpeviz
-    from bpeviz import corpora, formats, render
+    from bpeviz import formats
+    from bpeviz.data import corpora
+    from bpeviz.lessons import render
 
     tok = bpeviz.train(corpora.corpus_text("udhr-pt"), vocab_size=300, level="bytes")
     at = new_app(source="import").run()
@@ -246,11 +248,12 @@ def test_an_uploaded_tokenizer_file_is_replayed_on_the_train_page():
 
 def test_files_page_imports_and_encodes_with_a_prefix():
     import bpeviz
-    from bpeviz import corpora, formats
+    from bpeviz import formats
+    from bpeviz.data import corpora
 
     tok = bpeviz.train(corpora.corpus_text("english")[:20_000], vocab_size=400, level="bytes")
     at = new_app()
-    at.switch_page("app_pages/files.py").run()
+    at.switch_page("bpeviz/app/pages/files.py").run()
     at.file_uploader(key="import_file").set_value(("tokenizer.json", formats.export(tok, "hf"), "application/json")).run()
     assert_clean(at)
     assert any("144 merges replayed" in s.value for s in at.success)
@@ -282,7 +285,7 @@ def test_lesson_snapshot_round_trip():
 
 def test_quirk_nfc_nfd_panel_counts_differ():
     at = new_app()
-    at.switch_page("app_pages/quirks.py").run()
+    at.switch_page("bpeviz/app/pages/quirks.py").run()
     labels = [m.value for m in at.markdown if m.value.startswith("**NF")]
     assert labels[0].startswith("**NFC** · 9 code points") and labels[1].startswith("**NFD** · 12 code points")
 
@@ -298,7 +301,7 @@ def test_an_upload_with_lone_surrogates_gets_a_message():
     at.file_uploader(key="upload").set_value(("surrogates.txt", data, "text/plain")).run()
     assert_clean(at)
     assert any("not valid UTF-8 (byte 7)" in w.value for w in at.warning)
-    at.switch_page("app_pages/encode.py").run()
+    at.switch_page("bpeviz/app/pages/encode.py").run()
     assert_clean(at)
 
 
@@ -327,7 +330,7 @@ def test_a_setting_that_changes_by_itself_says_so():
 
 def test_the_usage_panel_adds_up():
     at = new_app()
-    at.switch_page("app_pages/quirks.py").run()
+    at.switch_page("bpeviz/app/pages/quirks.py").run()
     (line,) = [plain(m.value) for m in at.markdown if "tokens used" in m.value]
     used, vocab, unused = (int(x.replace(",", "")) for x in re.findall(r"[\d,]+", line)[:3])
     assert used + unused == vocab == 64
@@ -335,13 +338,13 @@ def test_the_usage_panel_adds_up():
 
 def test_byte_fallback_chips_get_a_legend():
     at = new_app(sentence="pássaro 🐦")
-    at.switch_page("app_pages/encode.py").run()
+    at.switch_page("bpeviz/app/pages/encode.py").run()
     assert any("Dashed chips" in c.value for c in at.caption)
 
 
 def test_the_rules_page_compares_two_rule_sets_and_checks_a_table():
     at = new_app()
-    at.switch_page("app_pages/rules.py").run()
+    at.switch_page("bpeviz/app/pages/rules.py").run()
     assert_clean(at)
     (found,) = [plain(i.value) for i in at.info if "Merge 3" in plain(i.value)]
     assert "a tie at 6 between t + o and ␣ + c" in found.replace("`", "")
@@ -376,7 +379,7 @@ def test_the_count_rule_of_the_sidebar_reaches_the_trainer():
 
 def test_the_algorithms_page_steps_three_runs_and_names_where_they_part():
     at = new_app()
-    at.switch_page("app_pages/algorithms.py").run()
+    at.switch_page("bpeviz/app/pages/algorithms.py").run()
     assert_clean(at)
     (found,) = [plain(i.value).replace("`", "") for i in at.info if "Step 1:" in plain(i.value)]
     assert "BPE takes ␣ + n, the most frequent pair (count 7" in found and "WordPiece takes f + á (count 2, score 0.333)" in found
@@ -400,7 +403,7 @@ def test_the_algorithms_page_steps_three_runs_and_names_where_they_part():
 
 def test_the_algorithms_page_segments_a_sentence_with_unigram_alternatives():
     at = new_app(source="shipped", corpus="english", vocab_size=400)
-    at.switch_page("app_pages/algorithms.py").run()
+    at.switch_page("bpeviz/app/pages/algorithms.py").run()
     assert_clean(at)
     assert "Unigram kept" not in " ".join(i.value for i in at.info)
     unigram = player_data(at, "player_alg_unigram")["history"]
@@ -418,7 +421,7 @@ def test_the_algorithms_page_segments_a_sentence_with_unigram_alternatives():
 
 def test_the_algorithms_page_needs_text_not_replayed_merges():
     at = new_app(source="gpt2")
-    at.switch_page("app_pages/algorithms.py").run()
+    at.switch_page("bpeviz/app/pages/algorithms.py").run()
     assert_clean(at)
     assert any("train on text" in i.value for i in at.info)
 
@@ -431,7 +434,7 @@ def comparison_rows(at) -> list[str]:
 
 def test_the_inspector_outlines_a_span_in_every_row_and_shows_bytes():
     at = new_app(sentence="o gato çã")
-    at.switch_page("app_pages/encode.py").run()
+    at.switch_page("bpeviz/app/pages/encode.py").run()
     assert_clean(at)
     assert all("bpe-marked" not in r for r in comparison_rows(at))
     at.slider[0].set_value((2, 6)).run()  # "gato"
@@ -455,7 +458,7 @@ def test_the_inspector_outlines_a_span_in_every_row_and_shows_bytes():
 
 def test_who_pays_trains_the_mix_and_shows_who_won_the_merges():
     at = new_app()
-    at.switch_page("app_pages/languages.py").run()
+    at.switch_page("bpeviz/app/pages/languages.py").run()
     assert_clean(at)
     assert at.session_state["mix"] == "equal" and at.session_state["mix_vocab"] == 4096
     first = at.dataframe[0].value
@@ -475,21 +478,21 @@ def test_who_pays_trains_the_mix_and_shows_who_won_the_merges():
 
 def test_the_language_chart_never_draws_the_toy_as_the_trained_tokenizer():
     at = new_app()
-    at.switch_page("app_pages/charts.py").run()
+    at.switch_page("bpeviz/app/pages/charts.py").run()
     series = [c.value for c in at.caption if c.value.startswith("Series")]
     assert len(series) == 1 and "UDHR, 26 languages equal, 4,096" in plain(series[0]) and "Toy" not in series[0]
     at = new_app(source="shipped", corpus="english", vocab_size=512, level="bytes")
-    at.switch_page("app_pages/charts.py").run()
+    at.switch_page("bpeviz/app/pages/charts.py").run()
     assert any("bpeviz: English prose" in plain(c.value) for c in at.caption if c.value.startswith("Series"))
 
 
 def test_dropout_on_the_encode_page_is_seeded_and_zero_is_the_encoding():
     at = new_app(sentence="o gato subiu no telhado e o cão dormiu no chão", dropout_p=0.5, dropout_seed=3)
-    at.switch_page("app_pages/encode.py").run()
+    at.switch_page("bpeviz/app/pages/encode.py").run()
     assert_clean(at)
     (result,) = [c.value for c in at.caption if "tokens with dropout" in c.value]
     again = new_app(sentence="o gato subiu no telhado e o cão dormiu no chão", dropout_p=0.5, dropout_seed=3)
-    again.switch_page("app_pages/encode.py").run()
+    again.switch_page("bpeviz/app/pages/encode.py").run()
     assert [c.value for c in again.caption if "tokens with dropout" in c.value] == [result]  # same seed, same sample
     skipped = int(re.search(r"(\d+) merges? skipped", result).group(1))
     assert skipped > 0 and at.query_params["drop"] == "0.5" and at.query_params["seed"] == "3"
@@ -502,14 +505,14 @@ def test_dropout_on_the_encode_page_is_seeded_and_zero_is_the_encoding():
 def test_going_round_every_page_twice_keeps_choices_and_warns_of_nothing():
     """Issue 27.1: choices kept by state.keep / state.bind never meet a widget default (Streamlit warns of that)."""
     at = new_app()
-    at.switch_page("app_pages/quirks.py").run()
+    at.switch_page("bpeviz/app/pages/quirks.py").run()
     at.text_input(key="_w_q_numbers").set_value("31337").run()
     for _ in range(2):
         for page in PAGES:
             at.switch_page(page).run()
             assert_clean(at)
             assert not [w.value for w in at.warning if "Session State" in w.value]
-    at.switch_page("app_pages/quirks.py").run()
+    at.switch_page("bpeviz/app/pages/quirks.py").run()
     assert at.text_input(key="_w_q_numbers").value == "31337"
 
 
@@ -517,7 +520,7 @@ def test_the_rules_page_compares_real_dialects_on_the_default_lesson():
     """Issue 27.4: at the toy's vocab 64 every byte-level dialect was refused (64 < 256 bytes); a tie was blamed on the
     split; "The first 0 merges agree"."""
     at = new_app()
-    at.switch_page("app_pages/rules.py").run()
+    at.switch_page("bpeviz/app/pages/rules.py").run()
     at.selectbox(key="cmp_a_dialect").set_value("minbpe").run()
     at.selectbox(key="cmp_b_dialect").set_value("hf").run()
     assert_clean(at)
@@ -528,15 +531,15 @@ def test_the_rules_page_compares_real_dialects_on_the_default_lesson():
 
 def test_the_who_pays_default_is_warmed_in_the_background_before_a_visit():
     """Issue 27.10: the first visit to Who pays? took 5-7 s; the first run of any page starts training its default."""
-    from bpeviz import mix
-    from bpeviz_app import runs, state
+    from bpeviz.app import runs, state
+    from bpeviz.lessons import mix
 
     at = new_app()  # the Train page: Who pays? is not visited
     assert_clean(at)
     runs.warm_up().join(timeout=300)  # wait for the condition (the warm-up's end), not a fixed time
     key = (tuple(sorted(mix.PRESETS[state.DEFAULTS["mix"]].items())), state.DEFAULTS["mix_vocab"], False)
     assert key in runs.mix_runs()._runs
-    at.switch_page("app_pages/languages.py").run()
+    at.switch_page("bpeviz/app/pages/languages.py").run()
     assert_clean(at)
     assert any(m.value for m in at.subheader)  # the page drew its charts from the warmed run
 
@@ -553,12 +556,12 @@ def test_the_26_languages_get_26_colours():
     """Issue 27.9: the area chart of merges won repeated colours (German and Indonesian the same blue)."""
     import json
 
-    from bpeviz import corpora
-    from bpeviz_app import views
+    from bpeviz.app import views
+    from bpeviz.data import corpora
 
     assert len(set(views.MANY_COLOURS)) == len(views.MANY_COLOURS) >= len(corpora.UDHR_LANGUAGES)
     at = new_app()
-    at.switch_page("app_pages/languages.py").run()
+    at.switch_page("bpeviz/app/pages/languages.py").run()
     assert_clean(at)
     specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
     ranges = [s["encoding"]["color"].get("scale", {}).get("range") for s in specs if "encoding" in s]
@@ -566,26 +569,25 @@ def test_the_26_languages_get_26_colours():
 
 
 def test_the_train_page_says_which_engine_trained():
-    at = new_app().run()
-    assert any("trained by the Python merge loop" in c.value for c in at.caption)  # the toy corpus: auto takes Python
     from bpeviz import engine
-    from bpeviz_app import runs
+    from bpeviz.app import runs
 
-    assert runs.engine() == ("auto" if engine.is_warm() else "python")
-    if "compiled" in engine.engines():
-        engine.warm()
-        assert runs.engine() == "auto"
+    loaded = engine.status("bpe") == "loaded"  # auto takes the compiled engine once it is loaded, at any size
+    at = new_app().run()
+    said = "trained by the compiled merge loop" if loaded else "trained by the Python merge loop"
+    assert any(said in c.value for c in at.caption)
+    assert runs.engine() == "auto"
 
 
 def test_files_page_shows_an_imported_rank_files_own_ids():
     import gzip
 
-    from bpeviz.reference_encodings import read_shipped
+    from bpeviz.data.shipped import read_shipped
 
     raw = read_shipped("cl100k_base.tiktoken")
     data = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
     at = new_app()
-    at.switch_page("app_pages/files.py").run()
+    at.switch_page("bpeviz/app/pages/files.py").run()
     at.file_uploader(key="import_file").set_value(("cl100k_base.tiktoken", data, "application/octet-stream")).run()
     assert_clean(at)
     chips = [m.value for m in at.main.markdown if m.value.startswith('<div class="bpe-chips">')][-1]
@@ -598,7 +600,7 @@ def test_files_page_shows_an_imported_rank_files_own_ids():
 
 def test_the_inspect_page_reads_a_real_tokenizer_in_both_languages():
     at = new_app()
-    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    at.switch_page("bpeviz/app/pages/inspect.py").run(timeout=300)
     assert_clean(at)
     metrics = [m.value for m in at.metric]
     assert metrics[:2] == ["100,000", "0"]  # cl100k_base: its merged tokens, none unreachable
@@ -615,7 +617,7 @@ def test_the_inspect_page_reads_a_real_tokenizer_in_both_languages():
 def test_the_inspect_page_reads_deepseek_with_its_own_splits():
     # issue 31: DeepSeek V4's three regex splits are no one bpeviz pattern; the page was refused before
     at = new_app(inspect_tok="deepseek-v4")
-    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    at.switch_page("bpeviz/app/pages/inspect.py").run(timeout=300)
     assert_clean(at)
     assert [m.value for m in at.metric][:2] == ["127,741", "0"]  # its merged tokens, none unreachable (HF agrees)
     assert any("HiGHS" in plain(c.value) and "Optimal" in plain(c.value) for c in at.caption)
@@ -625,7 +627,7 @@ def test_the_inspect_page_reads_deepseek_with_its_own_splits():
 def test_the_inspect_page_reads_qwen_and_says_which_tokens_no_merge_makes():
     # issue 31: Qwen3.6's rank file holds 121 tokens no two tokens make; the page refused the file before (KeyError)
     at = new_app(inspect_tok="qwen3.6")
-    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    at.switch_page("bpeviz/app/pages/inspect.py").run(timeout=300)
     assert_clean(at)
     assert [m.value for m in at.metric][:2] == ["247,667", "2"]  # tiktoken's own encoder gives back all but two
     assert any("121 tokens are made by no merge" in plain(c.value) for c in at.caption)
@@ -634,18 +636,18 @@ def test_the_inspect_page_reads_qwen_and_says_which_tokens_no_merge_makes():
 
 def test_the_inspect_page_asks_for_bytes_when_the_lesson_is_at_level_chars():
     at = new_app(inspect_tok="lesson")
-    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    at.switch_page("bpeviz/app/pages/inspect.py").run(timeout=300)
     assert_clean(at)
     assert any("level to bytes" in i.value for i in at.info)
 
 
 def test_the_inspect_page_keeps_what_was_chosen_after_a_visit_elsewhere():
     at = new_app()
-    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    at.switch_page("bpeviz/app/pages/inspect.py").run(timeout=300)
     at.radio(key="_w_inspect_tok").set_value("gpt2").run(timeout=300)
     at.text_input(key="_w_inspect_number").set_value("2024 and 1999").run(timeout=300)
-    at.switch_page("app_pages/train.py").run()
-    at.switch_page("app_pages/inspect.py").run(timeout=300)
+    at.switch_page("bpeviz/app/pages/train.py").run()
+    at.switch_page("bpeviz/app/pages/inspect.py").run(timeout=300)
     assert_clean(at)
     assert at.radio(key="_w_inspect_tok").value == "gpt2"
     assert at.text_input(key="_w_inspect_number").value == "2024 and 1999"
@@ -665,7 +667,7 @@ def test_classroom_mode_draws_tables_the_projector_can_read(page):
 def test_classroom_tables_escape_what_the_corpus_holds():
     hostile = "![p](http://e.vil/x.png) [k](javascript:alert(1)) " * 30
     at = new_app(classroom=True, source="paste", pasted=hostile, vocab_size=60)
-    at.switch_page("app_pages/rules.py").run()
+    at.switch_page("bpeviz/app/pages/rules.py").run()
     assert_clean(at)
     cells = [str(v) for table in at.table for v in table.value.to_numpy().ravel()]
     assert any("\\!\\[" in c or "\\]\\(" in c for c in cells)  # the corpus's signs reached the table, escaped

@@ -8,9 +8,9 @@ import pytest
 from app_helpers import new_app, plain, player_data
 from test_i18n import english_fragments, page_text
 
-from bpeviz import optimal
+from bpeviz.lessons import optimal
 
-PAGE = "app_pages/beyond.py"
+PAGE = "bpeviz/app/pages/beyond.py"
 
 
 def open_page(**state):
@@ -86,7 +86,7 @@ def test_the_page_keeps_its_choices_after_a_visit_elsewhere():
     at.segmented_control(key="_w_beyond_part").set_value("optimal").run(timeout=300)
     at.radio(key="_w_opt_corpus").set_value("typed").run(timeout=300)
     at.text_area(key="_w_opt_text").set_value("ab ab abc").run(timeout=300)
-    at.switch_page("app_pages/train.py").run()
+    at.switch_page("bpeviz/app/pages/train.py").run()
     at.switch_page(PAGE).run(timeout=300)
     assert at.segmented_control(key="_w_beyond_part").value == "optimal"
     assert at.text_area(key="_w_opt_text").value == "ab ab abc"

@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 from naive_beyond import brute_best, naive_boundless, naive_parity, naive_superbpe
 
 import bpeviz
-from bpeviz import corpora, formats, mix, optimal
-from bpeviz.errors import BpevizError
-from bpeviz.superword import is_superword, superwords
+from bpeviz import formats
+from bpeviz.core.errors import BpevizError
+from bpeviz.data import corpora
+from bpeviz.lessons import mix, optimal
+from bpeviz.trainers.superbpe import is_superword, superwords
 
 TOY = corpora.documents("toy_pt")
 UDHR = corpora.documents("udhr-en")[:4] + corpora.documents("udhr-pt")[:4]

@@ -8,9 +8,11 @@ import pytest
 from app_helpers import new_app
 
 import bpeviz
-from bpeviz import corpora, engine, mix
-from bpeviz.errors import BpevizError
-from bpeviz_app import budget, runs
+from bpeviz import engine
+from bpeviz.app import budget, runs
+from bpeviz.core.errors import BpevizError
+from bpeviz.data import corpora
+from bpeviz.lessons import mix
 
 TEXT = "\n".join(corpora.documents("udhr-en") + corpora.documents("udhr-pt"))
 

@@ -5,8 +5,11 @@ from collections import Counter
 import pytest
 
 import bpeviz
-from bpeviz import checker, compare, corpora, formats
-from bpeviz.training import corpus_words, resolve_settings
+from bpeviz import formats
+from bpeviz.data import corpora
+from bpeviz.lessons import checker, compare
+from bpeviz.trainers.bpe import corpus_words
+from bpeviz.trainers.settings import resolve_settings
 
 TOY = corpora.documents("toy_pt")
 TABLES = corpora.CORPORA_DIR / "tables"

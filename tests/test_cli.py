@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from bpeviz import cli, corpora
+from bpeviz import cli
+from bpeviz.data import corpora
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:

@@ -10,12 +10,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import corpora, rules, trainer
 from bpeviz import engine as engines
-from bpeviz.errors import BpevizError
-from bpeviz.training import prepare
+from bpeviz.core import rules
+from bpeviz.core.errors import BpevizError
+from bpeviz.data import corpora
+from bpeviz.engine import loading
+from bpeviz.engine import python as trainer
+from bpeviz.trainers.bpe import prepare
 
-compiled = pytest.importorskip("bpeviz.compiled", reason="the compiled engine needs numba: pip install -e '.[fast]'")
+compiled = pytest.importorskip("bpeviz.compiled.bpe", reason="the compiled engine needs numba: pip install -e '.[fast]'")
 
 ENGLISH = corpora.corpus_text("english")
 CORPUS = st.lists(st.text(alphabet="aab c1\né", max_size=30), min_size=1, max_size=6)
@@ -120,15 +123,19 @@ def test_progress_comes_in_chunks_and_ends_at_the_total():
 
 def test_engine_names_and_choice(monkeypatch):
     assert bpeviz.engines() == engines.engines() == ["python", "compiled"]
-    assert engines.choose("auto", engines.AUTO_MIN_SYMBOLS) == "compiled" and engines.choose("auto", 10) == "python"
-    assert bpeviz.train(["o gato"], vocab_size=12).engine == "python"  # auto on a tiny corpus
+    assert engines.resolve("python", size=10**9).name == "python"
+    assert engines.resolve("compiled", group="bpe").name == "compiled"  # asked for: loaded here
+    assert engines.status("bpe") == "loaded"
+    assert engines.resolve("auto", size=1).name == "compiled"  # once loaded, auto takes it at any size
+    assert bpeviz.train(["o gato"], vocab_size=12).engine == "compiled"
     with pytest.raises(BpevizError, match="choose one of auto, python, compiled"):
         bpeviz.train(["o gato"], vocab_size=12, engine="turbo")
     with pytest.raises(BpevizError, match="runs BPE's and Unigram's loops") as info:
         bpeviz.train(["o gato"], vocab_size=12, algorithm="wordpiece", engine="compiled")
     assert info.value.code == "engine_algorithm"
-    monkeypatch.setitem(engines._state, "available", False)  # as on a machine without numba
-    assert bpeviz.engines() == ["python"] and engines.choose("auto", 10**9) == "python"
+    monkeypatch.setattr(loading, "numba_installed", lambda: False)  # as on a machine without numba
+    assert bpeviz.engines() == ["python"] and engines.resolve("auto", size=10**9).name == "python"
+    assert engines.status("bpe") == "unavailable"
     with pytest.raises(BpevizError, match=r'pip install "bpeviz\[fast\]"') as info:
         bpeviz.train(["o gato"], vocab_size=12, engine="compiled")
     assert info.value.code == "engine_unavailable"
@@ -137,11 +144,22 @@ def test_engine_names_and_choice(monkeypatch):
 
 def test_replay_on_uses_the_engine_asked_for():
     tok = bpeviz.train(ENGLISH, vocab_size=600, level="bytes", pretokenizer="gpt4")
-    from bpeviz.training import replay_on
+    from bpeviz.trainers.bpe import replay_on
 
     python = replay_on(tok, ENGLISH[:20_000], engine="python", record_top=4)
     fast = replay_on(tok, ENGLISH[:20_000], engine="compiled", record_top=4)
     assert fast.engine == "compiled" and fast.merges == python.merges
+
+
+def test_a_replay_meeting_byte_fallback_ids_above_the_merges_equals_python():
+    """A chars-level table replayed on text outside its alphabet: byte-fallback ids lie above every merge's id."""
+    from bpeviz.trainers.bpe import replay_on
+
+    tok = bpeviz.train(corpora.documents("toy_pt"), vocab_size=64)  # 23 characters: English falls back to bytes
+    assert tok.base_ids("w") and min(tok.base_ids("w")) >= tok.vocab_size  # 'w' is not in the toy alphabet
+    python = replay_on(tok, ENGLISH[:20_000], engine="python", record_top=3)
+    fast = replay_on(tok, ENGLISH[:20_000], engine="compiled", record_top=3)
+    assert fast.merges == python.merges and fast.engine == "compiled"
 
 
 def test_the_command_line_says_which_engine_trained(tmp_path, capsys):
@@ -162,7 +180,8 @@ def test_the_command_line_says_which_engine_trained(tmp_path, capsys):
 def test_text_blocks_cut_only_where_no_pre_token_crosses(pretokenizer):
     from collections import Counter
 
-    from bpeviz import counting, pretokenize
+    from bpeviz.counting import blocks as counting
+    from bpeviz.pre_tokenizers import splits as pretokenize
 
     docs = [ENGLISH[:20_000], "x" * 5000, "o gato\n\n  subiu " * 300]
     blocks = list(counting.text_blocks(docs, pretokenizer, block_chars=1000))
@@ -177,7 +196,9 @@ def test_text_blocks_cut_only_where_no_pre_token_crosses(pretokenizer):
 
 PARALLEL = """
 import sys
-from bpeviz import corpora, counting, training
+from bpeviz.data import corpora
+from bpeviz.counting import blocks as counting
+from bpeviz.trainers import training
 calls = []
 real = counting.count_blocks
 counting.count_blocks = lambda *a, **k: calls.append(k["workers"]) or real(*a, **k)

@@ -10,10 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import corpora, formats, tokenizer
 from bpeviz import engine as engines
+from bpeviz import formats
+from bpeviz.data import corpora
+from bpeviz.engine import background, encoder, loading
+from bpeviz.models import bpe as tokenizer
 
-compiled_encode = pytest.importorskip("bpeviz.compiled_encode", reason="the compiled encoder needs numba")
+compiled_encode = pytest.importorskip("bpeviz.compiled.encode", reason="the compiled encoder needs numba")
 
 # Every class the pattern tells apart: the contraction letters in both cases (and U+017F, which (?i) reads as s),
 # letters, a combining mark, digits of two scripts, each kind of whitespace, punctuation, past the BMP, a raw byte
@@ -100,7 +103,7 @@ def test_a_chars_level_tokenizer_with_byte_fallback_and_a_hand_made_table_encode
         vocab[left + right] = 255 + rank
         merges.append(bpeviz.Merge(rank, left, right, left + right, 0, 255 + rank, vocab[left], vocab[right]))
     hand = bpeviz.Tokenizer(settings=bpeviz.Settings(vocab_size=259, level="bytes", pretokenizer="gpt4"), alphabet=None,
-                            merges=merges)
+                            merges=merges, encoder=engines.ENCODER)
     compiled, python = both(hand)
     text = "abc " * (tokenizer.COLD_TEXT // 4 + 1)
     ids = compiled.encode_ordinary(text)
@@ -139,9 +142,13 @@ def test_only_the_written_out_splits_and_a_loaded_engine_take_the_compiled_path(
         other.encode_ordinary(LONG)
         assert other._piece_table is None
     compiled, python = both(english_tok)
-    monkeypatch.setitem(engines._state, "warm", False)  # numba not loaded yet in this process: no compile on the way
-    assert compiled.encode_ordinary(LONG) == python.encode_ordinary(LONG)
-    assert compiled._piece_table is None
+    monkeypatch.setattr(loading, "_loaded", set())  # nothing loaded yet in this process, and nothing in the cache:
+    monkeypatch.setattr(background, "ready", lambda group: False)
+    started = []
+    monkeypatch.setattr(background, "start", started.append)
+    monkeypatch.setattr(encoder, "LOAD_MIN_CHARS", 50_000)  # LONG is long enough to want the encoder
+    assert compiled.encode_ordinary(LONG) == python.encode_ordinary(LONG)  # no compile on the way: Python encodes
+    assert compiled._piece_table is None and started == ["encode"]  # and the compile starts in the background
 
 
 def test_visitors_encoding_one_tokenizer_at_once_get_their_own_ids(english_tok):
@@ -164,15 +171,15 @@ def test_count_tokens_on_a_big_file_loads_the_encoder_and_counts_as_python(engli
     text = (corpora.corpus_text("portuguese")[:70_000] + corpora.corpus_text("udhr-ru")) * 3
     path.write_bytes(text.encode())
     english_tok.save(saved)
-    monkeypatch.setattr(cli, "PROGRESS_BYTES", 100_000)  # "big" for this test
-    monkeypatch.setitem(engines._state, "warm", False)  # as in a fresh command: the encoder is loaded on the way
+    monkeypatch.setattr(loading, "_loaded", set())  # as in a fresh command: the encoder is loaded from the cache
+    monkeypatch.setattr(encoder, "LOAD_MIN_CHARS", 100_000)  # the file's blocks are long enough to pay for it
     used = []
     real = compiled_encode.PieceTable.encode
     monkeypatch.setattr(compiled_encode.PieceTable, "encode", lambda table, t: used.append(len(t)) or real(table, t))
     assert cli.main(["count-tokens", str(path), "--tokenizer", str(saved), "--json"]) == 0
     _, python = both(english_tok)
     assert {row["tokens"] for row in json.loads(capsys.readouterr().out)} == {len(python.encode_ordinary(text))}  # file, total
-    assert used and engines.is_warm()
+    assert used and engines.status("encode") == "loaded"
 
 
 def test_a_million_digits_split_in_one_pass():

@@ -11,14 +11,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import corpora
 from bpeviz import engine as engines
-from bpeviz.errors import BpevizError
-from bpeviz.records import Settings
-from bpeviz.unigram import Model
-from bpeviz.unigram_train import PythonSteps, train_unigram
+from bpeviz.core.errors import BpevizError
+from bpeviz.core.records import Settings
+from bpeviz.data import corpora
+from bpeviz.engine.unigram_python import PythonSteps
+from bpeviz.models.unigram import Model
+from bpeviz.trainers.unigram import train_unigram
 
-compiled_unigram = pytest.importorskip("bpeviz.compiled_unigram", reason="the compiled engine needs numba")
+compiled_unigram = pytest.importorskip("bpeviz.engine.unigram_compiled", reason="the compiled engine needs numba")
 
 # Spaces, a letter sharing its first UTF-8 byte with another (ж/з), a 4-byte character, digits and punctuation
 DOCS = st.lists(st.text(alphabet="ab ab c жз\U0001f600.1\n", max_size=60), min_size=1, max_size=8)
@@ -86,19 +87,18 @@ def test_each_step_gives_the_reference_numbers():
 def test_progress_and_rounds_come_alike():
     items = list(Counter(corpora.corpus_text("english")[:60_000].split(" ")).items())
     seen: dict[str, list] = {}
-    for steps in (PythonSteps, compiled_unigram.Steps):
+    for engine in (engines.PYTHON, engines.COMPILED):
         calls, logged = [], []
-        tok = train_unigram(items, Settings(vocab_size=800, algorithm="unigram"), steps=steps,
+        tok = train_unigram(items, Settings(vocab_size=800, algorithm="unigram"), engine=engine,
                             progress=lambda done, total, calls=calls: calls.append((done, total)), log=logged.append)
-        seen[steps.engine] = [calls, logged, tok.scored]
+        seen[tok.engine] = [calls, logged, tok.scored]
     assert seen["compiled"] == seen["python"] and len(seen["python"][1]) >= 2
 
 
 def test_the_engine_is_chosen_and_said():
-    assert bpeviz.train("o gato sentou", vocab_size=20, algorithm="unigram").engine == "python"  # auto, tiny corpus
-    big = corpora.corpus_text("portuguese")
-    assert sum(len(w) for w in set(big.split())) >= engines.AUTO_MIN_SYMBOLS  # big enough for auto to compile
-    assert bpeviz.train(big, vocab_size=2000, algorithm="unigram").engine == "compiled"
+    assert bpeviz.train("o gato sentou", vocab_size=20, algorithm="unigram", engine="python").engine == "python"
+    assert engines.resolve("compiled", group="unigram").name == "compiled"  # loaded here
+    assert bpeviz.train("o gato sentou", vocab_size=20, algorithm="unigram").engine == "compiled"  # auto, once loaded
     with pytest.raises(BpevizError, match="runs BPE's and Unigram's loops") as info:
         bpeviz.train("o gato", vocab_size=12, algorithm="wordpiece", engine="compiled")
     assert info.value.code == "engine_algorithm"

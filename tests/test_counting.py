@@ -11,9 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import corpora, counting, dask_counting, pretokenize
-from bpeviz.counting import CountTable
-from bpeviz.training import train_counts
+from bpeviz.counting import blocks as counting
+from bpeviz.counting import cluster as dask_counting
+from bpeviz.counting.blocks import CountTable
+from bpeviz.data import corpora
+from bpeviz.pre_tokenizers import splits as pretokenize
+from bpeviz.trainers.training import train_counts
 
 CHUNKABLE = [name for name, p in pretokenize.PRETOKENIZERS.items() if p.chunkable]
 # text made of what the cut rule and the split patterns care about: spaces, line ends, letters, digits, signs

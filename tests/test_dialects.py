@@ -8,9 +8,11 @@ from hypothesis import strategies as st
 from naive import naive_train, naive_words
 
 import bpeviz
-from bpeviz import corpora, rules
-from bpeviz.trainer import rules_for, train_ids
-from bpeviz.training import prepare
+from bpeviz.core import rules
+from bpeviz.core.rules import rules_for
+from bpeviz.data import corpora
+from bpeviz.engine.python import train_ids
+from bpeviz.trainers.bpe import prepare
 
 ENGLISH = corpora.corpus_text("english")
 

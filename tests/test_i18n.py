@@ -6,11 +6,10 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from bpeviz_app.i18n import STRINGS, corpus_label, t
+from bpeviz.app.i18n import STRINGS, corpus_label, t
 
-PAGES = ["app_pages/train.py", "app_pages/encode.py", "app_pages/rules.py", "app_pages/algorithms.py", "app_pages/charts.py",
-         "app_pages/languages.py", "app_pages/quirks.py", "app_pages/inspect.py", "app_pages/beyond.py",
-         "app_pages/files.py"]
+PAGES = [f"bpeviz/app/pages/{name}.py" for name in ("train", "encode", "rules", "algorithms", "charts", "languages", "quirks",
+                                                     "inspect", "beyond", "files")]
 
 
 def english_fragments() -> dict[str, str]:
@@ -79,7 +78,7 @@ def test_the_singular_follows_the_number_shown(lang):
 
 def test_portuguese_writes_numbers_its_own_way():
     """Issue 27.7: "4,096" and "3,840 fusões" in Portuguese; it writes 4.096 and 3,05."""
-    from bpeviz_app.i18n import num
+    from bpeviz.app.i18n import num
 
     assert t("n_tokens_short", "pt", n=4096) == "4.096 tokens" and t("n_tokens_short", "en", n=4096) == "4,096 tokens"
     assert num(4096, ",", "pt") == "4.096" and num(3.05, ".2f", "pt") == "3,05" and num(3.05, ".2f", "en") == "3.05"

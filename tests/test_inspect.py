@@ -3,9 +3,11 @@
 import pytest
 
 import bpeviz
-from bpeviz import corpora, formats, inspect, mix
-from bpeviz.errors import BpevizError
-from bpeviz.records import to_bytes
+from bpeviz import formats
+from bpeviz.core.errors import BpevizError
+from bpeviz.core.records import to_bytes
+from bpeviz.data import corpora
+from bpeviz.lessons import inspect, mix
 
 
 @pytest.mark.parametrize("weights", [{"en": 1, "pt": 1}, {"en": 3, "pt": 1}, {"en": 1, "ru": 2, "fr": 1}])

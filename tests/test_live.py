@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app_helpers import new_app, plain
 
-from bpeviz_app import live
+from bpeviz.app import live
 
 
 def start_class():
@@ -45,7 +45,7 @@ def test_students_follow_the_teachers_settings_step_and_page():
         pupil.run(timeout=120)
         assert pupil.session_state["vocab_size"] == 50 and pupil.session_state["step"] == 7
         assert pupil.session_state["lang"] == "en"  # their own language stays theirs
-    teacher.switch_page("app_pages/encode.py").run(timeout=120)
+    teacher.switch_page("bpeviz/app/pages/encode.py").run(timeout=120)
     pupils[0].run(timeout=120)
     assert pupils[0].title[0].value == teacher.title[0].value  # the teacher's page
 
@@ -98,7 +98,7 @@ def test_a_wrong_code_and_an_ended_class_say_so_in_the_students_language():
 def test_the_teacher_asks_which_tokens_a_sentence_becomes():
     teacher, code = start_class()
     pupil = student(code)
-    teacher.switch_page("app_pages/encode.py").run(timeout=120)
+    teacher.switch_page("bpeviz/app/pages/encode.py").run(timeout=120)
     teacher.button(key="live_vote_tokens").click().run(timeout=120)
     vote = live.rooms().vote(code)
     assert vote.kind == "tokens" and len(vote.options) >= 2 and len(vote.right) == 1

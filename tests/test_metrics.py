@@ -4,7 +4,8 @@ import pytest
 from naive import merge
 
 import bpeviz
-from bpeviz import corpora, metrics
+from bpeviz.data import corpora
+from bpeviz.lessons import metrics
 
 
 @pytest.fixture(scope="module")

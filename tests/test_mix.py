@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bpeviz import corpora, mix
+from bpeviz.data import corpora
+from bpeviz.lessons import mix
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,10 @@ import pytest
 from conftest import ROOT
 
 import bpeviz
-from bpeviz import cli, corpora, open_models, unicode_lag
+from bpeviz import cli
+from bpeviz.data import corpora, shipped
+from bpeviz.pre_tokenizers import unicode_lag
+from bpeviz.pretrained import open_models
 
 
 def varied_strings(n: int = 150, seed: int = 11) -> list[str]:
@@ -100,7 +103,7 @@ def test_built_with_the_network_blocked(monkeypatch):
 
 def test_a_file_that_is_not_the_pinned_one_is_refused(monkeypatch):
     monkeypatch.setattr(open_models, "QWEN36_SHA256", "0" * 64)
-    with pytest.raises(open_models.MissingPackageError, match="not the pinned"):
+    with pytest.raises(shipped.MissingPackageError, match="not the pinned"):
         open_models.qwen36()
 
 
@@ -115,7 +118,7 @@ def test_count_tokens_streams_files_and_agrees_with_tiktoken(tmp_path, monkeypat
     import functools
     import json
 
-    from bpeviz import counting
+    from bpeviz.counting import blocks as counting
 
     monkeypatch.setattr(counting, "read_blocks", functools.partial(counting.read_blocks, block_bytes=2_000))  # many blocks
     english = tmp_path / "alice.txt"
@@ -138,7 +141,7 @@ def test_count_tokens_streams_files_and_agrees_with_tiktoken(tmp_path, monkeypat
 def test_count_tokens_with_a_unigram_file_puts_the_dummy_prefix_once(tmp_path, monkeypatch, capsys):
     import functools
 
-    from bpeviz import counting
+    from bpeviz.counting import blocks as counting
 
     monkeypatch.setattr(counting, "read_blocks", functools.partial(counting.read_blocks, block_bytes=1_000))
     tok = bpeviz.train(corpora.corpus_text("english")[:30_000], vocab_size=300, algorithm="unigram")

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import pretokenize
+from bpeviz.pre_tokenizers import splits as pretokenize
 
 PRETOKENIZERS = list(bpeviz.PRETOKENIZERS) + [r"\w+|\s+"]
 
@@ -26,18 +26,18 @@ def test_pieces_cover_the_text_with_offsets(text, name):
 @given(text=st.text(alphabet=st.sampled_from(list(" \t\n\r\x0b\x1c\x85\u00a0\u2028\u3000ab'S9.,é日\u0301(")), max_size=40)
        | st.text(max_size=40), name=st.sampled_from(sorted([name for name, p in bpeviz.PRETOKENIZERS.items() if p.chunkable])))
 def test_chunks_never_cut_a_pre_token(text, name):
-    pieces = [p for chunk in bpeviz.pretokenize.chunks(text) for p in bpeviz.split_text(chunk, name)]
+    pieces = [p for chunk in bpeviz.pre_tokenizers.splits.chunks(text) for p in bpeviz.split_text(chunk, name)]
     assert pieces == bpeviz.split_text(text, name)
 
 
 @settings(max_examples=500, deadline=None)
 @given(text=st.text(alphabet=st.sampled_from(list(" \t\n\r\x1c\x85\u00a0\u3000ab.")), max_size=40) | st.text(max_size=40))
 def test_chunk_tails_are_the_chunks_without_their_opening_space(text):
-    head, *tails = bpeviz.pretokenize.chunk_tails(text)
-    assert [head, *(" " + t for t in tails)] == bpeviz.pretokenize.chunks(text)
+    head, *tails = bpeviz.pre_tokenizers.splits.chunk_tails(text)
+    assert [head, *(" " + t for t in tails)] == bpeviz.pre_tokenizers.splits.chunks(text)
     assert all(t and not t[-1].isspace() for t in tails[:-1]) and (not tails or head and not head[-1].isspace())
     if tails[:-1]:  # joined as the encoder joins new chunks to encode them in one pass, they cut back into themselves
-        assert bpeviz.pretokenize.chunks(" " + " ".join(tails[:-1])) == [" " + t for t in tails[:-1]]
+        assert bpeviz.pre_tokenizers.splits.chunks(" " + " ".join(tails[:-1])) == [" " + t for t in tails[:-1]]
 
 
 def test_presets_split_as_documented():

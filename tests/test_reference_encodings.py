@@ -7,7 +7,9 @@ import pytest
 from tiktoken_ext import openai_public
 
 import bpeviz
-from bpeviz import corpora, metrics, reference_encodings
+from bpeviz.data import corpora, shipped
+from bpeviz.lessons import metrics
+from bpeviz.pretrained import encodings as reference_encodings
 
 
 def test_all_three_load_with_the_network_blocked(no_network):
@@ -29,16 +31,16 @@ def test_patterns_and_specials_are_tiktokens_own():
 
 
 def test_hash_mismatch_is_refused():
-    with pytest.raises(reference_encodings.MissingDataError, match="expected"):
-        reference_encodings.read_shipped("https://x/cl100k_base.tiktoken", "0" * 64)
-    data = reference_encodings.read_shipped("https://x/vocab.bpe", reference_encodings.GPT2_VOCAB_BPE_SHA256)
-    assert hashlib.sha256(data).hexdigest() == reference_encodings.GPT2_VOCAB_BPE_SHA256
+    with pytest.raises(shipped.MissingDataError, match="expected"):
+        shipped.read_shipped("https://x/cl100k_base.tiktoken", "0" * 64)
+    data = shipped.read_shipped("https://x/vocab.bpe", shipped.GPT2_VOCAB_BPE_SHA256)
+    assert hashlib.sha256(data).hexdigest() == shipped.GPT2_VOCAB_BPE_SHA256
 
 
 def test_missing_package_is_named(monkeypatch):
-    monkeypatch.setitem(reference_encodings.SHIPPED_FILES, "vocab.bpe", ("not-a-package", "not_a_package_xyz", "data/x", False))
-    with pytest.raises(reference_encodings.MissingDataError, match="pip install not-a-package"):
-        reference_encodings.read_shipped("https://x/vocab.bpe")
+    monkeypatch.setitem(shipped.SHIPPED_FILES, "vocab.bpe", ("not-a-package", "not_a_package_xyz", "data/x", False))
+    with pytest.raises(shipped.MissingDataError, match="pip install not-a-package"):
+        shipped.read_shipped("https://x/vocab.bpe")
 
 
 def test_unknown_name():

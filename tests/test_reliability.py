@@ -8,8 +8,10 @@ from collections import Counter
 import pytest
 
 import bpeviz
-from bpeviz import checker, counting, formats, mix
-from bpeviz.errors import BpevizError
+from bpeviz import formats
+from bpeviz.core.errors import BpevizError
+from bpeviz.counting import blocks as counting
+from bpeviz.lessons import checker, mix
 
 
 def seconds(call, *args) -> float:
@@ -100,7 +102,7 @@ def test_the_algorithms_page_survives_a_corpus_every_algorithm_refuses():
 
     at = new_app()
     at.query_params["vocab"] = "1"
-    at.switch_page("app_pages/algorithms.py").run()
+    at.switch_page("bpeviz/app/pages/algorithms.py").run()
     assert not at.exception
     assert at.error or at.warning  # each algorithm says why it could not train
 
@@ -145,10 +147,10 @@ def test_a_long_sentence_draws_a_bounded_number_of_chips():
     """Row 12: 100 000 characters made 120 MB of chip HTML per rerun; now the first MAX_CHIPS tokens, and a caption."""
     from app_helpers import new_app
 
-    from bpeviz_app import views
+    from bpeviz.app import views
 
     at = new_app()
-    at.switch_page("app_pages/encode.py").run()
+    at.switch_page("bpeviz/app/pages/encode.py").run()
     at.text_area(key="sentence").set_value("o gato subiu no telhado " * 3_000).run()
     assert not at.exception
     html = sum(len(m.value) for m in at.markdown if "chip" in m.value)
@@ -159,10 +161,10 @@ def test_a_long_sentence_draws_a_bounded_number_of_chips():
 def test_the_algorithms_sentence_has_the_encode_pages_cap():
     from app_helpers import new_app
 
-    from bpeviz_app import state
+    from bpeviz.app import state
 
     at = new_app()
-    at.switch_page("app_pages/algorithms.py").run()
+    at.switch_page("bpeviz/app/pages/algorithms.py").run()
     at.text_area(key="sentence").set_value("x" * (state.MAX_SENTENCE + 1)).run()
     assert not at.exception and any(f"{state.MAX_SENTENCE:,}" in e.value for e in at.error)
 
@@ -190,7 +192,7 @@ def test_lines_without_spaces_still_stream(tmp_path):
     blocks = list(counting.read_blocks([path], pretokenizer="gpt4", block_bytes=64 << 10))
     assert len(blocks) > 5 and max(len(b.docs[0]) for b in blocks) < 64 << 10
     assert counting.count_files([path], "gpt4", workers=1, block_bytes=64 << 10).counts == \
-        bpeviz.pretokenize.count_pieces([text], "gpt4")
+        bpeviz.pre_tokenizers.splits.count_pieces([text], "gpt4")
 
 
 @pytest.mark.parametrize("algorithm", ["wordpiece", "unigram"])
@@ -211,7 +213,7 @@ def test_word_caches_are_bounded_in_bytes(monkeypatch, algorithm):
     """Row 7: caches capped by count kept +269 MB (WordPiece) and +234 MB (Unigram) of long words in shared tokenizers."""
     import random
 
-    from bpeviz import tokenizer
+    from bpeviz.models import bpe as tokenizer
 
     monkeypatch.setattr(tokenizer.WordCache, "MAX_BYTES", 200_000)
     tok = bpeviz.train("o gato subiu no telhado e o cão dormiu no chão " * 30, vocab_size=60 if algorithm != "bpe" else 300,
@@ -228,14 +230,14 @@ def test_an_imported_file_is_read_once_not_on_every_rerun(monkeypatch):
     """Row 18: a million-entry WordPiece file took 3 s and ~700 MB on every rerun of the Files page."""
     from app_helpers import new_app
 
-    from bpeviz import corpora
+    from bpeviz.data import corpora
 
     reads = []
     real = formats.import_data
     monkeypatch.setattr(formats, "import_data", lambda *a, **k: reads.append(a[1]) or real(*a, **k))
     tok = bpeviz.train(corpora.corpus_text("english")[:20_000], vocab_size=300, algorithm="wordpiece")
     at = new_app()
-    at.switch_page("app_pages/files.py").run()
+    at.switch_page("bpeviz/app/pages/files.py").run()
     at.file_uploader(key="import_file").set_value(("once.json", formats.export(tok, "hf"), "application/json")).run()
     for text in ("the cat", "the rabbit", "o gato"):
         at.text_input(key="_w_import_text").set_value(text).run()
@@ -245,8 +247,8 @@ def test_an_imported_file_is_read_once_not_on_every_rerun(monkeypatch):
 
 def test_wordpiece_encoding_is_not_cubic_in_a_long_vocabulary_entry():
     """Row 9: a 1 M-character vocab entry, then a long word: 1 k chars 0.11 s, 2 k 0.90 s, 4 k 5.3 s."""
-    from bpeviz.records import Settings
-    from bpeviz.wordpiece import WordPieceTokenizer
+    from bpeviz.core.records import Settings
+    from bpeviz.models.wordpiece import WordPieceTokenizer
 
     alphabet = ["a", "b", "##a", "##b", "x" * 200_000]
     tok = WordPieceTokenizer(settings=Settings(vocab_size=len(alphabet), algorithm="wordpiece", pretokenizer="none"),
@@ -263,12 +265,12 @@ def test_a_unigram_run_the_server_cannot_afford_is_refused_with_a_message():
 
     from app_helpers import new_app
 
-    from bpeviz_app import runs
+    from bpeviz.app import runs
 
     rng = random.Random(3)
     text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(runs.MAX_UNIGRAM_CHARS + 20_000))
     at = new_app(source="paste", pasted=text, lines_are_docs=False)
-    at.switch_page("app_pages/algorithms.py").run(timeout=300)
+    at.switch_page("bpeviz/app/pages/algorithms.py").run(timeout=300)
     assert not at.exception
     said = " ".join(e.value for e in at.error) + " ".join(c.value for c in at.caption)
     assert f"{runs.MAX_UNIGRAM_CHARS:,}" in said and "command line" in said

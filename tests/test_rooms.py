@@ -1,12 +1,12 @@
-"""The live class's room store (bpeviz_app/rooms.py), without a server: codes, secrets, caps, expiry, votes."""
+"""The live class's room store (bpeviz/app/rooms.py), without a server: codes, secrets, caps, expiry, votes."""
 
 from __future__ import annotations
 
 import pytest
 
-from bpeviz.errors import BpevizError
-from bpeviz_app import rooms as rooms_module
-from bpeviz_app.rooms import Rooms, clean_code, clean_nickname
+from bpeviz.app import rooms as rooms_module
+from bpeviz.app.rooms import Rooms, clean_code, clean_nickname
+from bpeviz.core.errors import BpevizError
 
 
 class Clock:

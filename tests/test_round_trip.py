@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import corpora
+from bpeviz.data import corpora
 
 RUNS = {"bpe-chars": {"level": "chars"}, "bpe-bytes": {"level": "bytes"}, "wordpiece": {"algorithm": "wordpiece"},
         "unigram": {"algorithm": "unigram"}}

@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import corpora, formats, sampling
+from bpeviz import formats
+from bpeviz.data import corpora
+from bpeviz.models import sampling
 
 ENGLISH = corpora.corpus_text("english")[:60_000]
 

@@ -3,8 +3,10 @@
 import pytest
 
 import bpeviz
-from bpeviz import corpora, formats, sources
-from bpeviz.records import Settings
+from bpeviz import formats
+from bpeviz.core.records import Settings
+from bpeviz.data import corpora
+from bpeviz.lessons import sources
 
 
 def test_a_file_holding_gpt2_is_a_file_not_gpt2s_merges():
@@ -22,7 +24,7 @@ def test_documents_follow_each_source():
     assert sources.Pasted("a b\n\nc\n", lines_are_docs=False).documents() == ["a b\n\nc\n"]
     broken = sources.Uploaded("x.txt", b"ol\xc3\xa1 \xff!")
     assert broken.bad_byte == 5 and sources.needs_bytes(broken)
-    assert bpeviz.records.to_bytes(broken.documents()[0]) == b"ol\xc3\xa1 \xff!"  # raw bytes survive
+    assert bpeviz.core.records.to_bytes(broken.documents()[0]) == b"ol\xc3\xa1 \xff!"  # raw bytes survive
     assert not sources.needs_bytes(sources.Uploaded("y.txt", "olá".encode()))
 
 

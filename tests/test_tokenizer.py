@@ -6,8 +6,10 @@ from hypothesis import strategies as st
 from naive import merge
 
 import bpeviz
-from bpeviz import corpora, formats, tokenizer
-from bpeviz.merging import regroup
+from bpeviz import formats
+from bpeviz.data import corpora
+from bpeviz.models import bpe as tokenizer
+from bpeviz.models.merging import regroup
 
 
 def test_toy_trace_subiu():
@@ -188,10 +190,10 @@ def test_a_long_cold_text_encodes_as_the_trace_warm_encoding_and_tiktoken_do(pre
     assert fresh.encode_ordinary(text) == cold  # chunk by chunk: new chunks encoded in one pass
     assert len(fresh._tail_cache) > 1000 and "x" * 300 not in fresh._tail_cache
     assert fresh.encode_ordinary(text) == cold  # all chunks cached
-    backwards = bpeviz.records.as_tiktoken_reads(text[::-1])  # new chunks and known ones
+    backwards = bpeviz.core.records.as_tiktoken_reads(text[::-1])  # new chunks and known ones
     assert fresh.encode_ordinary(backwards) == [i for p in bpeviz.split_text(backwards, pre) for i in tok.encode_word(p)]
     ids = tok.vocab_ids()
-    pieces = bpeviz.split_text(bpeviz.records.as_tiktoken_reads(text), pre)  # surrogates read as tiktoken reads them
+    pieces = bpeviz.split_text(bpeviz.core.records.as_tiktoken_reads(text), pre)  # surrogates read as tiktoken reads them
     traced = {piece: [ids[t] for t in tok.trace(piece)[-1].pieces] for piece in dict.fromkeys(pieces)}
     assert cold == [i for piece in pieces for i in traced[piece]]
     assert tok.truncated(len(tok.merges)).encode_ordinary(text) == formats.tiktoken_encoding(tok).encode_ordinary(text)

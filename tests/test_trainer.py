@@ -10,10 +10,12 @@ from hypothesis import strategies as st
 from naive import naive_train, naive_words
 
 import bpeviz
-from bpeviz import corpora, steps
-from bpeviz.records import MAX_TIES_RECORDED
-from bpeviz.trainer import rules_for, train_ids
-from bpeviz.training import prepare
+from bpeviz.core.records import MAX_TIES_RECORDED
+from bpeviz.core.rules import rules_for
+from bpeviz.data import corpora
+from bpeviz.engine.python import train_ids
+from bpeviz.lessons import steps
+from bpeviz.trainers.bpe import prepare
 
 PRETOKENIZERS = list(bpeviz.PRETOKENIZERS) + [r"\w+|\s+"]
 CORPUS_STRATEGY = st.lists(st.text(alphabet="ab c\né", max_size=25), min_size=1, max_size=6)
@@ -137,7 +139,7 @@ def test_recorded_top_pairs_equal_a_recount(docs, tie_break, pretokenizer):
         tok = bpeviz.train(docs, vocab_size=10**5, tie_break=tie_break, pretokenizer=pretokenizer, record_top=6)
     except ValueError:
         return  # an empty corpus
-    words = Counter(bpeviz.pretokenize.count_pieces(docs, pretokenizer))
+    words = Counter(bpeviz.pre_tokenizers.splits.count_pieces(docs, pretokenizer))
     for step in range(len(tok.merges)):
         recorded = [(p.left_id, p.right_id, p.count) for p in steps.recorded_pair_counts(tok, step)]
         recount = [(p.left_id, p.right_id, p.count) for p in steps.pair_counts(tok, words, step)][:6]
@@ -147,7 +149,7 @@ def test_recorded_top_pairs_equal_a_recount(docs, tie_break, pretokenizer):
 def test_recorded_top_on_english_and_saved(tmp_path):
     docs = corpora.documents("udhr-en")
     tok = bpeviz.train(docs, vocab_size=600, level="bytes", pretokenizer="none", record_top=12)
-    words = bpeviz.pretokenize.count_pieces(docs, "none")
+    words = bpeviz.pre_tokenizers.splits.count_pieces(docs, "none")
     def key(pairs):
         return [(p.left_id, p.right_id, p.count) for p in pairs]
 

@@ -42,8 +42,8 @@ def test_equal_base_vocab_means_no_merges():
 
 def test_a_misspelt_keyword_is_refused_by_train_and_train_counts():
     # the two share their keywords in one TypedDict (issue 25.4); a name outside it is Python's own TypeError
-    from bpeviz import counting
-    from bpeviz.training import train_counts
+    from bpeviz.counting import blocks as counting
+    from bpeviz.trainers.training import train_counts
 
     with pytest.raises(TypeError, match="'tiebreak'"):
         bpeviz.train("o gato", vocab_size=12, tiebreak="first")

@@ -9,10 +9,10 @@ import random
 import pytest
 
 import bpeviz
-from bpeviz import corpora
-from bpeviz.records import Settings
-from bpeviz.unigram import UnigramTokenizer
-from bpeviz.unigram_train import digamma
+from bpeviz.core.numeric import digamma
+from bpeviz.core.records import Settings
+from bpeviz.data import corpora
+from bpeviz.models.unigram import UnigramTokenizer
 
 spm = pytest.importorskip("sentencepiece")  # a test dependency (pyproject's "test" extra), never the app's
 

@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpeviz
-from bpeviz import corpora, pretokenize
-from bpeviz.records import Settings
-from bpeviz.wordpiece import train_wordpiece
+from bpeviz.core.records import Settings
+from bpeviz.data import corpora
+from bpeviz.pre_tokenizers import splits as pretokenize
+from bpeviz.trainers.wordpiece import train_wordpiece
 
 ENGLISH = corpora.corpus_text("english")
 

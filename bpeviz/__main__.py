@@ -1,0 +1,7 @@
+"""`python -m bpeviz ...`: the `bpeviz` command."""
+
+import sys
+
+from bpeviz.cli import main
+
+sys.exit(main())

@@ -1,0 +1,70 @@
+"""One visitor's work budget: a run that goes on too long, grows the server's memory too much, or whose visitor has left,
+stops at its next progress call.
+
+Every trainer calls progress(done, total) now and then (BPE every 64 merges, the compiled engine between chunks,
+WordPiece every 64 merges, Unigram every round, parity-aware BPE every 64 merges): that is where a run is
+stopped. Nothing half-trained is kept: the error leaves the shared store as it was. No Streamlit import here.
+
+Memory is the server's resident set, read from /proc (Linux; elsewhere only time and presence are checked). A run may
+grow it by RUN_MEMORY_BYTES over what it was when the run started. Two runs at once share that growth, so each
+stops early rather than late: the budget protects the server, not the run.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+from bpeviz.core.errors import BpevizError
+
+RUN_SECONDS = 90.0  # the longest one training may take on the shared server; the app's size caps keep normal runs far below
+
+RUN_MEMORY_BYTES = 1_200_000_000  # the most one run may add to the server's memory; the app's caps keep normal runs below 600 MB
+
+Progress = Callable[[int, int], None]
+
+
+def resident_bytes() -> int | None:
+    """The server process's resident memory now, or None where /proc is missing."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class Budget:
+    """Seconds and bytes from now, and a question asked at every progress call: is the visitor still here?"""
+
+    def __init__(self, seconds: float | None = None, still_here: Callable[[], bool] = lambda: True,
+                 clock: Callable[[], float] = time.monotonic, memory_bytes: int | None = None,
+                 memory: Callable[[], int | None] = resident_bytes) -> None:
+        self.seconds = RUN_SECONDS if seconds is None else seconds  # read now: a test may lower it
+        self.memory_bytes = RUN_MEMORY_BYTES if memory_bytes is None else memory_bytes
+        self.still_here, self.clock, self.memory = still_here, clock, memory
+        self.start, self.start_memory = clock(), memory()
+
+    def check(self) -> None:
+        """Raise BpevizError if the time is up or the visitor has gone."""
+        if not self.still_here():
+            raise BpevizError("visitor_left", "The visitor who started this run has left; it was stopped.")
+        if self.clock() - self.start > self.seconds:
+            raise BpevizError("budget_time", f"This run took more than {self.seconds:.0f} s, the most one visitor may "
+                              "use on the shared server; it was stopped. Use less text or fewer merges, or the command line "
+                              "(bpeviz train FILE ...), which has no such limit.", seconds=f"{self.seconds:.0f}")
+        now = self.memory()
+        if now is not None and self.start_memory is not None and now - self.start_memory > self.memory_bytes:
+            megabytes = f"{self.memory_bytes / 1e6:.0f}"
+            raise BpevizError("budget_memory", f"This run needed more than {megabytes} MB of the shared server's memory; it "
+                              "was stopped. Use less text or fewer merges, or the command line (bpeviz train FILE ...), "
+                              "which has no such limit.", megabytes=megabytes)
+
+    def watch(self, progress: Progress | None = None) -> Progress:
+        """progress that checks the budget first, then reports."""
+        def report(done: int, total: int) -> None:
+            self.check()
+            if progress is not None:
+                progress(done, total)
+
+        return report

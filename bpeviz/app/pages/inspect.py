@@ -1,0 +1,188 @@
+"""Inspect a tokenizer page: its training mix read from the order of its merges, its unreachable tokens, how it cuts numbers.
+
+The library does the work (bpeviz/inspect.py); this page picks the tokenizer and the categories and draws.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import bpeviz
+from bpeviz.app import runs, sidebar, state, views
+from bpeviz.app.i18n import bound, error_text, num, t
+from bpeviz.core.records import to_bytes
+from bpeviz.data import corpora
+from bpeviz.lessons import inspect, mix, render, sources
+from bpeviz.pretrained.encodings import ENCODINGS
+
+LESSON = "lesson"
+REAL = ("gpt2", "cl100k_base", "o200k_base", "qwen3.6", "deepseek-v4")
+CHOICES = (LESSON, *REAL)
+EXTRA = ("prose-en", "python")  # categories beside the UDHR languages
+CATEGORIES = (*corpora.UDHR_LANGUAGES, *EXTRA)
+DEFAULT_CATEGORIES = ["en", "pt", "es", "fr", "de", "ru", "zh", "python"]
+MERGE_CHOICES = (500, 1000, 2000, 4000)
+KNOWN_MIXES = {"en 1 : pt 1": {"en": 1, "pt": 1}, "en 3 : pt 1": {"en": 3, "pt": 1},
+               "en 1 : ru 2 : fr 1": {"en": 1, "ru": 2, "fr": 1}}
+NUMBERS = 10_000  # the number lab draws 0 .. 9 999
+
+
+def category_label(code: str, language: str | None = None) -> str:
+    return t(f"inspect_cat_{code}", language) if code in EXTRA else t(f"udhr_{code}", language)
+
+
+def sample(code: str) -> str:
+    if code == "prose-en":
+        return corpora.corpus_text("english")[:60_000]
+    if code == "python":
+        return corpora.corpus_text("python")[:60_000]
+    return corpora.corpus_text(f"udhr-{code}")
+
+
+def chosen_tokenizer() -> tuple[str, object] | None:
+    name = st.radio(t("inspect_which"), CHOICES, horizontal=True, **state.bind("inspect_tok", "cl100k_base", CHOICES),
+                    format_func=bound(lambda k, lg: t("inspect_lesson", lg) if k == LESSON else ENCODINGS[k].label))
+    if name != LESSON:
+        return name, views.reference(name)
+    lesson = sidebar.current()
+    tok = runs.for_page(lesson)
+    if tok is None or lesson.source is None:
+        return None
+    if not isinstance(tok, bpeviz.Tokenizer) or tok.level != "bytes":
+        st.info(t("inspect_needs_bytes"))
+        return None
+    return f"lesson-{sources.digest(lesson.source)}-{hash(lesson.settings)}", tok
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def mixture(key: str, categories: tuple[str, ...], n_merges: int, _tok: object) -> tuple[dict, str, int]:
+    found = inspect.infer_mixture(_tok, {code: sample(code) for code in categories}, n_merges=n_merges)
+    return dict(found), found.status, found.merges_used
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def known_answer(name: str) -> pd.DataFrame:
+    weights = KNOWN_MIXES[name]
+    run = runs.mix_run(tuple(sorted(weights.items())), 4096)
+    samples = {lang: "\n".join(mix.training_documents(lang)) for lang in weights}
+    sizes = {lang: len(to_bytes(samples[lang])) * w for lang, w in weights.items()}
+    found = inspect.infer_mixture(run.tok, samples, n_merges=4096)
+    return pd.DataFrame({"lang": list(weights), "truth": [sizes[g] / sum(sizes.values()) for g in weights],
+                         "inferred": [found[g] for g in weights]})
+
+
+def weights_chart(weights: dict[str, float]) -> None:
+    table = pd.DataFrame({"category": [category_label(c) for c in weights], "share": list(weights.values())})
+    chart = alt.Chart(table).mark_bar().encode(
+        y=alt.Y("category:N", sort="-x", title=None, axis=alt.Axis(labelLimit=240)),
+        x=alt.X("share:Q", axis=alt.Axis(format="%"), title=t("inspect_share"), scale=alt.Scale(domain=[0, 1])),
+        tooltip=[alt.Tooltip("category:N", title=t("inspect_category")),
+                 alt.Tooltip("share:Q", format=".1%", title=t("inspect_share"))])
+    views.chart(chart.properties(height=alt.Step(24)))
+
+
+def mixture_section(key: str, tok: object) -> None:
+    st.subheader(t("inspect_mix_title"))
+    st.caption(t("inspect_mix_caption"))
+    picked = st.multiselect(t("inspect_categories"), list(CATEGORIES), format_func=bound(category_label),
+                            **state.bind("inspect_cats", DEFAULT_CATEGORIES, list(CATEGORIES)))
+    n = st.select_slider(t("inspect_merges"), MERGE_CHOICES, **state.bind("inspect_n", 2000, MERGE_CHOICES),
+                         format_func=bound(lambda v, lg: num(v, ",", lg)))
+    if len(picked) < 2:
+        st.info(t("inspect_pick_two"))
+        return
+    with st.spinner(t("inspect_working")):
+        try:
+            weights, status, used = mixture(key, tuple(picked), int(n), tok)
+        except ValueError as exc:
+            st.error(render.md(error_text(exc)))
+            return
+    weights_chart(weights)
+    st.caption(t("inspect_lp", status=render.md(status), used=used, n=int(n)))
+    with st.expander(t("inspect_known_title")):
+        which = st.radio(t("inspect_known_mix"), list(KNOWN_MIXES), horizontal=True,
+                         **state.bind("inspect_known", "en 3 : pt 1", list(KNOWN_MIXES)))
+        table = known_answer(which)
+        views.table(pd.DataFrame({t("col_language"): [t(f"udhr_{g}") for g in table.lang],
+                                   t("inspect_truth"): [f"{v:.1%}" for v in table.truth],
+                                   t("inspect_inferred"): [f"{v:.1%}" for v in table.inferred]}))
+        st.caption(t("inspect_known_caption"))
+
+
+@st.cache_data(max_entries=8, ttl=3600, show_spinner=False)
+def junk(key: str, _tok: object) -> tuple[list[int], int, list[int], int]:
+    """Unreachable ids, the number of merged tokens, the merged ids the shipped corpora never make, tokens no merge makes."""
+    tok = inspect.as_tokenizer(_tok)
+    merged = [tok.file_ids[m.id] if tok.file_ids else m.id for m in tok.merges]
+    text = "\n".join(corpora.corpus_text(k) for k in ("english", "portuguese", "python"))
+    text += "\n".join(corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES)
+    return inspect.unreachable(tok), len(merged), inspect.never_emitted(_tok, text, merged), inspect.not_merges(tok)
+
+
+def junk_section(key: str, tok: object) -> None:
+    st.subheader(t("inspect_junk_title"))
+    st.caption(t("inspect_junk_caption"))
+    with st.spinner(t("inspect_working")):
+        unreachable, n_merged, unused, whole_only = junk(key, tok)
+    if whole_only:
+        st.caption(t("inspect_not_merges", n=whole_only))
+    row = st.container(horizontal=True)  # wraps on a narrow screen or in classroom mode: no label is cut
+    row.metric(t("inspect_merged"), num(n_merged, ","), width="content")
+    row.metric(t("inspect_unreachable"), num(len(unreachable), ","), width="content")
+    row.metric(t("inspect_unused"), f"{len(unused) / max(n_merged, 1):.0%}", width="content")
+    if unreachable:
+        spell = getattr(tok, "decode_single_token_bytes", None) or tok.token_of  # type: ignore[attr-defined]
+        views.chips([(i, spell(i)) for i in unreachable[:60]], show_ids=True)
+    step = max(1, n_merged // 40)
+    lowest = min(unused, default=0)
+    rows = pd.DataFrame({"rank": [lowest + (i - lowest) // step * step for i in unused]}).value_counts().reset_index()
+    if len(rows):
+        chart = alt.Chart(rows).mark_bar().encode(
+            x=alt.X("rank:Q", title=t("inspect_rank"), scale=alt.Scale(domain=[lowest, lowest + n_merged])),
+            y=alt.Y("count:Q", title=t("inspect_unused_count")))
+        views.chart(chart.properties(height=220))
+
+
+def number_section() -> None:
+    st.subheader(t("inspect_numbers_title"))
+    st.caption(t("inspect_numbers_caption"))
+    text = st.text_input(t("inspect_number"), max_chars=60, **state.bind("inspect_number", "1234567 and 31415926"))
+    rows = []
+    for name in REAL:
+        enc = views.reference(name)
+        pieces = [render.show(enc.decode_single_token_bytes(i)) for i in enc.encode_ordinary(text)]
+        rows.append({t("col_tokenizer"): ENCODINGS[name].label, t("inspect_pieces"): " | ".join(pieces)})
+    for split in ("gpt4", "r2l-digits"):
+        rows.append({t("col_tokenizer"): t(f"inspect_split_{split}"),
+                     t("inspect_pieces"): " | ".join(bpeviz.split_text(text, split))})
+    views.table(pd.DataFrame(rows))
+    name = st.selectbox(t("inspect_heat_which"), REAL, format_func=lambda k: ENCODINGS[k].label,
+                        **state.bind("inspect_heat", "gpt2", REAL))
+    views.chart(number_heatmap(name).properties(height=alt.Step(5)))
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def number_table(name: str) -> pd.DataFrame:
+    enc = views.reference(name)
+    return pd.DataFrame({"hundreds": [n // 100 for n in range(NUMBERS)], "units": [n % 100 for n in range(NUMBERS)],
+                         "tokens": [len(enc.encode_ordinary(str(n))) for n in range(NUMBERS)]})
+
+
+def number_heatmap(name: str) -> alt.Chart:
+    return alt.Chart(number_table(name)).mark_rect().encode(
+        x=alt.X("units:O", title=t("inspect_units"), axis=alt.Axis(values=list(range(0, 100, 10)))),
+        y=alt.Y("hundreds:O", title=t("inspect_hundreds"), axis=alt.Axis(values=list(range(0, 100, 10)))),
+        color=alt.Color("tokens:O", title=t("inspect_tokens"), scale=alt.Scale(scheme="blues")),
+        tooltip=[alt.Tooltip("hundreds:O", title=t("inspect_hundreds")), alt.Tooltip("units:O", title=t("inspect_units")),
+                 alt.Tooltip("tokens:Q", title=t("inspect_tokens"))])
+
+
+st.title(t("inspect_title"))
+st.caption(t("inspect_caption"))
+picked_tok = chosen_tokenizer()
+if picked_tok is not None:
+    mixture_section(*picked_tok)
+    junk_section(*picked_tok)
+number_section()

@@ -1,0 +1,107 @@
+"""The step player: a custom component (assets/player.js) that draws every step of a run in the browser.
+
+The run's history goes to the browser once per run and session; stepping, playing, scrubbing and
+highlighting happen there. The browser tells the server the step it shows (throttled), so the
+address bar and the lesson file follow; the server moves the step only when the lesson does
+(a link, a lesson file, "open in the merge table") and says so by counting its jumps: a step the
+browser sent, coming back late from a busy server, is no jump and never undoes newer clicks.
+Each player sits in a fragment of its own, so the browser's messages rerun only that fragment,
+whose data is then a few hundred bytes.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import streamlit as st
+
+import bpeviz
+from bpeviz.lessons import steps
+
+from . import live, state, style
+from .i18n import STRINGS, lang, tie_name, tie_why
+
+LABEL_KEYS = ("first", "prev", "play", "pause", "next", "last", "speed", "step", "tokens_now", "bpt_now", "vocab_now",
+              "merge_table", "pair_counts", "corpus_now", "quiz", "your_guess", "reveal", "quiz_hidden", "quiz_right", "legend",
+              "no_merge_yet", "all_done", "no_pair_left", "table_cols", "rows_window", "partial_flag", "showing_chars",
+              "replay_counts", "click_row", "highlighting", "highlighting_also", "highlighting_inside", "highlighting_none",
+              "loading", "trace_cols", "start", "after_step", "no_more",
+              "seconds_per_step", "wp_cols", "ug_cols", "no_round_yet", "loglik_now", "wp_same", "wp_detail", "ug_start",
+              "ug_detail", "ug_final")
+
+
+@cache
+def _component():
+    return st.components.v2.component("bpeviz.player", html='<div class="bpe-player"></div>', css=style.asset("player.css"),
+                                      js=style.asset("player.js"), isolate_styles=False)
+
+
+def template(key: str, language: str, *, plural: bool = True) -> str:
+    """A string of the table unformatted (its placeholders are filled in the browser)."""
+    entry = STRINGS[key]
+    text = entry.get(language) or entry["en"]
+    return text[1 if plural else 0] if isinstance(text, tuple) else text
+
+
+def labels(tie_break: str) -> dict[str, str]:
+    """The player's strings in the session's language, placeholders left for the browser."""
+    language = lang()
+    found = {key: template(key, language) for key in LABEL_KEYS}
+    rule, why = tie_name(tie_break), tie_why(tie_break)
+    found.update({
+        "ties": template("p_ties", language).replace("{rule}", rule).replace("{why}", why),
+        "quiz_answer": template("p_quiz_answer", language),
+        "quiz_wrong": template("p_quiz_wrong", language),
+        "quiz_tied": template("p_quiz_tied", language).replace("{rule}", rule).replace("{why}", why),
+        "n_tied": template("p_n_tied", language),
+        "n_tied_one": template("p_n_tied", language, plural=False),
+    })
+    return found
+
+
+def _on_step(key: str, step_key: str) -> None:
+    found = st.session_state.get(key) or {}
+    if found.get("step") is not None:
+        st.session_state[step_key] = st.session_state[f"_{key}_agreed"] = int(found["step"])
+
+
+def _on_speed(key: str) -> None:
+    speed = (st.session_state.get(key) or {}).get("speed")
+    if speed in state.SPEEDS:
+        st.session_state.speed = speed
+
+
+def _noop() -> None:
+    """The browser's own bookkeeping (which history it holds, which counts it wants) needs no action."""
+
+
+def mount(key: str, kind: str, digest: str, n_steps: int, step_key: str, make_history, tie_break: str = "first",
+          make_chunk=None) -> None:
+    """Draw a player; make_history() builds the history only when this browser does not hold it yet."""
+    live.follow_step(step_key)  # a following student's player takes the teacher's step here
+    ss = st.session_state
+    known = ss.get(key) or {}
+    step = min(max(int(ss.get(step_key, 0)), 0), n_steps)
+    agreed, jumps = f"_{key}_agreed", f"_{key}_jumps"
+    if ss.get(agreed) != step:  # the step moved here, not in this browser: a link, a lesson file, a new run
+        ss[agreed], ss[jumps] = step, ss.get(jumps, 0) + 1
+    data = {"kind": kind, "digest": digest, "step": step, "jump": ss[jumps], "speed": ss.get("speed", 1.0),
+            "classroom": bool(ss.get("classroom")), "labels": labels(tie_break)}
+    if known.get("have") != digest:
+        data["history"] = make_history()
+    if make_chunk is not None and known.get("chunk") is not None:
+        data["top"] = make_chunk(int(known["chunk"]))
+    _component()(key=key, data=data, default={"step": step, "have": None, "speed": data["speed"], "chunk": None},
+                 on_step_change=lambda: _on_step(key, step_key), on_have_change=_noop, on_speed_change=lambda: _on_speed(key),
+                 on_chunk_change=_noop)
+    state.sync_url()  # a fragment rerun skips the end of app.py
+    live.publish()  # students follow the step
+
+
+def chunk_maker(tok: bpeviz.Tokenizer):
+    """The pair counts of one chunk of a long run, as the browser asks for them."""
+    def make(chunk: int) -> dict:
+        start = chunk * steps.TOP_CHUNK
+        return {"start": start, "rows": steps.top_chunk(tok, start, start + steps.TOP_CHUNK)}
+
+    return make

@@ -1,0 +1,198 @@
+"""Live classes: rooms that students join with a short code, follow the teacher's lesson in, and vote in.
+
+A plain class with no Streamlit import, kept in memory only (nothing is written to disk) and shared by
+the server's sessions. The teacher holds a secret that alone changes the room; a student holds only an
+id of their own. Rooms expire after IDLE_SECONDS without the teacher; at most MAX_ROOMS rooms and
+MAX_STUDENTS students a room.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bpeviz.core.errors import BpevizError
+
+CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed on a phone
+CODE_LENGTH = 5
+MAX_ROOMS = 30
+MAX_STUDENTS = 60
+IDLE_SECONDS = 2 * 3600.0  # a room whose teacher has done nothing for this long is gone
+MAX_NICKNAME = 24
+MAX_LESSON_BYTES = 200_000  # what a room keeps of the teacher's lesson values
+MAX_OPTIONS = 12
+
+
+def clean_code(code: object) -> str:
+    """A code as typed: upper case, spaces and dashes dropped. Example: clean_code(" ab-c2d ") -> "ABC2D" """
+    return "".join(ch for ch in str(code).upper() if ch in CODE_LETTERS)[:CODE_LENGTH * 2]
+
+
+def clean_nickname(name: object) -> str:
+    """A nickname kept as text (escaped where it is shown), one line, at most MAX_NICKNAME characters."""
+    return " ".join(str(name or "").split())[:MAX_NICKNAME]
+
+
+@dataclass
+class Vote:
+    """A question with options; each student's latest choice counts once."""
+
+    kind: str  # "merge" (the next merge) or "tokens" (what a sentence becomes)
+    step: int
+    options: tuple[str, ...]
+    right: frozenset[str]  # every option that counts as right (ties count)
+    ballots: dict[str, str] = field(default_factory=dict)  # student id -> option
+    revealed: bool = False
+
+    def tally(self) -> dict[str, int]:
+        counted = Counter(self.ballots.values())
+        return {option: counted[option] for option in self.options}
+
+    def share_right(self) -> float:
+        return sum(choice in self.right for choice in self.ballots.values()) / len(self.ballots) if self.ballots else 0.0
+
+
+@dataclass
+class Room:
+    code: str
+    secret: str
+    lesson: dict = field(default_factory=dict)
+    version: int = 0  # goes up with every change a student should follow
+    touched: float = 0.0
+    students: dict[str, str] = field(default_factory=dict)  # student id -> nickname
+    vote: Vote | None = None
+
+
+class Rooms:
+    """Every live room on this server, behind one lock."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, max_rooms: int = MAX_ROOMS,
+                 max_students: int = MAX_STUDENTS) -> None:
+        self._rooms: dict[str, Room] = {}
+        self._lock = threading.Lock()
+        self.clock, self.max_rooms, self.max_students = clock, max_rooms, max_students
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._expire()
+            return len(self._rooms)
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for code in [c for c, room in self._rooms.items() if now - room.touched > IDLE_SECONDS]:
+            del self._rooms[code]
+
+    def _get(self, code: str) -> Room:
+        self._expire()
+        room = self._rooms.get(clean_code(code))
+        if room is None:
+            raise BpevizError("class_unknown", f"There is no live class with the code {clean_code(code)!r} (it may have "
+                              "ended): check the code with your teacher.", class_code=clean_code(code))
+        return room
+
+    def _teacher(self, code: str, secret: str) -> Room:
+        room = self._get(code)
+        if not secrets.compare_digest(room.secret, str(secret)):
+            raise BpevizError("class_not_teacher", "Only the teacher who started this class can change it.")
+        room.touched = self.clock()
+        return room
+
+    def open(self) -> tuple[str, str]:
+        """A new room: (its code, the teacher's secret). BpevizError when the server has MAX_ROOMS already."""
+        with self._lock:
+            self._expire()
+            if len(self._rooms) >= self.max_rooms:
+                raise BpevizError("class_full_server", f"This server already holds {self.max_rooms} live classes; end one "
+                                  "or wait until one ends.", cap=self.max_rooms)
+            code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
+            while code in self._rooms:
+                code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
+            room = Room(code, secrets.token_urlsafe(24), touched=self.clock())
+            self._rooms[code] = room
+            return code, room.secret
+
+    def close(self, code: str, secret: str) -> None:
+        """End the class: the room and its votes are gone."""
+        with self._lock:
+            room = self._teacher(code, secret)
+            del self._rooms[room.code]
+
+    def join(self, code: str, student: str, nickname: str = "") -> int:
+        """Let a student in (again); returns how many students the room has. BpevizError for a wrong code or a full room."""
+        with self._lock:
+            room = self._get(code)
+            if student not in room.students and len(room.students) >= self.max_students:
+                raise BpevizError("class_full", f"This class has {self.max_students} students already, the most a class "
+                                  "takes.", cap=self.max_students)
+            room.students[student] = clean_nickname(nickname)
+            return len(room.students)
+
+    def leave(self, code: str, student: str) -> None:
+        with self._lock:
+            room = self._rooms.get(clean_code(code))
+            if room is not None:
+                room.students.pop(student, None)
+                if room.vote is not None:
+                    room.vote.ballots.pop(student, None)
+
+    def publish(self, code: str, secret: str, lesson: dict) -> int:
+        """The teacher's lesson values now (corpus, settings, step, sentence); the version goes up when they change."""
+        size = sum(len(str(k)) + len(str(v)) for k, v in lesson.items())
+        if size > MAX_LESSON_BYTES:
+            raise BpevizError("class_lesson_big", f"This lesson is too large to share live ({size:,} characters, at most "
+                              f"{MAX_LESSON_BYTES:,}): paste less text.", size=size, cap=MAX_LESSON_BYTES)
+        with self._lock:
+            room = self._teacher(code, secret)
+            if room.lesson != lesson:
+                room.lesson = dict(lesson)
+                room.version += 1
+            return room.version
+
+    def follow(self, code: str) -> tuple[int, dict, int]:
+        """What a student's page follows: (version, the teacher's lesson values, how many students)."""
+        with self._lock:
+            room = self._get(code)
+            return room.version, dict(room.lesson), len(room.students)
+
+    def open_vote(self, code: str, secret: str, kind: str, step: int, options: list[str], right: list[str]) -> None:
+        """Ask the class; a new vote replaces the one before."""
+        options = list(dict.fromkeys(str(o) for o in options))[:MAX_OPTIONS]
+        if not options or not set(right) & set(options):
+            raise BpevizError("class_vote_options", "A vote needs options, one of them right.")
+        with self._lock:
+            room = self._teacher(code, secret)
+            room.vote = Vote(kind, step, tuple(options), frozenset(right) & frozenset(options))
+            room.version += 1
+
+    def cast(self, code: str, student: str, option: str) -> None:
+        """A student's choice; a later one replaces it (each student counts once)."""
+        with self._lock:
+            room = self._get(code)
+            if student not in room.students:
+                raise BpevizError("class_not_joined", "Join the class before voting.")
+            vote = room.vote
+            if vote is None or vote.revealed:
+                raise BpevizError("class_no_vote", "There is no open vote now.")
+            if option not in vote.options:
+                raise BpevizError("class_bad_option", "That is not one of the vote's options.")
+            vote.ballots[student] = option
+
+    def reveal(self, code: str, secret: str) -> None:
+        with self._lock:
+            room = self._teacher(code, secret)
+            if room.vote is None:
+                raise BpevizError("class_no_vote", "There is no open vote now.")
+            room.vote.revealed = True
+            room.version += 1
+
+    def vote(self, code: str) -> Vote | None:
+        """A copy of the room's vote, for drawing."""
+        with self._lock:
+            vote = self._get(code).vote
+            if vote is None:
+                return None
+            return Vote(vote.kind, vote.step, vote.options, vote.right, dict(vote.ballots), vote.revealed)

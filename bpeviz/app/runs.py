@@ -1,0 +1,228 @@
+"""Trained runs, cached: one training per corpus and settings, shared read-only, bounded in memory.
+
+Stepping, charts and views index a cached run; nothing here is per visitor. The store is keyed
+by the source's content digest and the Settings, so an entry is found only by someone who
+supplies the same corpus and settings, and entries never change once stored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+
+import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+import bpeviz
+from bpeviz import engine as engines
+from bpeviz import formats
+from bpeviz.core.errors import BpevizError
+from bpeviz.core.records import Settings
+from bpeviz.lessons import mix, render, sources, steps
+from bpeviz.pretrained.encodings import ENCODINGS, reference
+from bpeviz.trainers.bpe import corpus_words
+
+from .budget import Budget
+from .i18n import error_text, t
+from .sidebar import Lesson
+from .state import DEFAULTS
+from .views import progress_bar
+
+RECORD_TOP = 12  # best pairs the trainer keeps per step, so the pair chart never recounts
+MAX_CACHE_BYTES = 600_000_000  # all cached runs together, across every visitor
+MAX_UNIGRAM_CHARS = 250_000  # characters of distinct words a Unigram run in the app may take (see check_unigram_size)
+MAX_ENTRY_BYTES = 250_000_000  # one run larger than this is used and not kept
+WARM_UP_THREAD = "bpeviz-warm-up"  # the name of the thread that loads and trains in the background
+
+
+def approx_bytes(tok: bpeviz.Tokenizer) -> int:
+    """A generous estimate of a tokenizer's memory: its merges with their recorded pairs, plus room for its caches."""
+    per_merge = sum(400 + 150 * len(m.top) for m in tok.merges[:1000])
+    average = per_merge / min(len(tok.merges), 1000) if tok.merges else 0
+    return int(average * len(tok.merges)) + 8_000_000
+
+
+class Kept:
+    """Results keyed by what made them, least recently used dropped first once over `max_bytes`; shared read-only.
+
+    Our own store rather than st.cache_data/cache_resource: a run shows a progress bar updated from inside it,
+    which a cached call cannot, and the bound is in bytes (`size_of`), not in entries.
+    """
+
+    def __init__(self, max_bytes: int = MAX_CACHE_BYTES, size_of: Callable[..., int] = approx_bytes) -> None:
+        self.max_bytes, self.size_of = max_bytes, size_of
+        self._runs: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.trained = 0  # how many results were computed (the tests count these)
+
+    @property
+    def bytes(self) -> int:
+        return sum(size for _, size in self._runs.values())
+
+    def get(self, key: tuple):  # -> the kept result or None
+        with self._lock:
+            found = self._runs.get(key)
+            if found is None:
+                return None
+            self._runs.move_to_end(key)
+            return found[0]
+
+    def put(self, key: tuple, result: object) -> None:
+        size = self.size_of(result)
+        with self._lock:
+            self.trained += 1
+            if size > MAX_ENTRY_BYTES:
+                return
+            self._runs[key] = (result, size)
+            while self.bytes > self.max_bytes and len(self._runs) > 1:
+                self._runs.popitem(last=False)
+
+
+@st.cache_resource
+def trained_runs() -> Kept:
+    return Kept()
+
+
+def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[int, int], None] | None = None) -> bpeviz.Tokenizer:
+    """Train (or replay) once per source and settings; stepping only indexes the result."""
+    key = (sources.digest(source), settings)
+    store = trained_runs()
+    tok = store.get(key)
+    if tok is None:
+        if settings.algorithm == "unigram":
+            check_unigram_size(source, settings)
+        tok = sources.tokenizer_for(source, settings, progress=budget().watch(progress), record_top=RECORD_TOP,
+                                    engine=engine())
+        store.put(key, tok)
+    return tok
+
+
+def budget() -> Budget:
+    """This visitor's budget for one run: RUN_SECONDS, and stopped once their session has closed."""
+    ctx = get_script_run_ctx()
+    if ctx is None or not runtime.exists():
+        return Budget()
+    session = ctx.session_id
+    return Budget(still_here=lambda: runtime.get_instance().is_active_session(session))
+
+
+def engine() -> str:
+    """"auto": the compiled engine when it is loaded or in numba's cache, else Python; nothing compiles in a visit."""
+    return "auto"
+
+
+def for_page(lesson: Lesson) -> bpeviz.Tokenizer | None:
+    """The lesson's tokenizer with a progress bar while it trains; None with a message when there is none."""
+    if lesson.source is None:  # say why in the main area too: the sidebar's upload box shows only a red "!"
+        kind, message = lesson.problem or ("info", t("choose_corpus"))
+        getattr(st, kind)(message)
+        return None
+    bar, progress = progress_bar()
+
+    try:
+        tok = run(lesson.source, lesson.settings, progress)
+    except ValueError as exc:
+        bar.empty()
+        st.error(t("train_failed", why=render.md(error_text(exc))))
+        return None
+    bar.empty()
+    wanted = lesson.settings.vocab_size - tok.n_base
+    if len(tok.merges) < wanted and not sources.is_replay(lesson.source):
+        st.info(t("stopped_early", n=len(tok.merges), vocab=tok.vocab_size))
+    return tok
+
+
+def check_unigram_size(source: sources.CorpusSource, settings: Settings) -> None:
+    """Refuse a Unigram run the shared server cannot afford: its lattices take about 2 KB per character of distinct words.
+
+    Prose has few distinct words (1 MB of English: 60 000 characters of them); a text with no spaces is all distinct.
+    """
+    size = sum(len(word) for word in words(sources.digest(source), settings, source))
+    if size > MAX_UNIGRAM_CHARS:
+        raise BpevizError("unigram_too_big", f"Unigram would train on {size:,} characters of distinct words here; the app "
+                          f"takes at most {MAX_UNIGRAM_CHARS:,} (about 2 KB of memory each). Use less text, or the command "
+                          "line: bpeviz train FILE --algorithm unigram.", size=size, cap=MAX_UNIGRAM_CHARS)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def words(digest: str, settings: Settings, _source: sources.CorpusSource) -> dict[str, int]:
+    """Distinct pre-tokens of the source with counts as training sees them (the digest names the source for the cache)."""
+    return dict(corpus_words(_source.documents(), settings))
+
+
+def run_digest(source: sources.CorpusSource, settings: Settings) -> str:
+    """A short name for one run: its source's content and its settings."""
+    return hashlib.sha256(f"{sources.digest(source)}|{settings!r}".encode()).hexdigest()[:20]
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def train_history(digest: str, settings: Settings, _source: sources.CorpusSource) -> dict:
+    """The run as the player needs it (see steps.train_history); digest names the source for the cache."""
+    tok = run(_source, settings)
+    history = steps.train_history(tok, _source.documents(), Counter(words(digest, tok.settings, _source)))
+    history["replay"] = sources.is_replay(_source)
+    return history
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def trace_history(digest: str, settings: Settings, text: str, _source: sources.CorpusSource) -> dict:
+    """An encoding trace as the player needs it (see steps.trace_history)."""
+    return steps.trace_history(run(_source, settings), text)
+
+
+MIX_CACHE_BYTES = 200_000_000  # the language-mix runs together (a default mix at 4 096 is about 10 MB)
+
+
+@st.cache_resource
+def mix_runs() -> Kept:
+    """Language-mix runs keyed by (weights, vocab size, parity), bounded by the bytes of their tokenizers."""
+    return Kept(MIX_CACHE_BYTES, size_of=lambda run: approx_bytes(run.tok))  # type: ignore[attr-defined]
+
+
+def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Callable[[int, int], None] | None = None,
+            parity: bool = False, store: Kept | None = None):
+    """A tokenizer trained on a UDHR language mix (bpeviz.mix), one per mix, size and kind, shared read-only by everyone."""
+    store, key = store or mix_runs(), (weights, vocab_size, parity)
+    found = store.get(key)
+    if found is None:
+        found = mix.train_mix(dict(weights), vocab_size, progress=budget().watch(progress), parity=parity)
+        store.put(key, found)
+    return found
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up() -> threading.Thread:
+    """Once per server, in the background: the real tokenizers, the Who pays? page's default mix, the compiled engine.
+
+    A teacher's first visit to Who pays? took 5-7 s (five tokenizers read, 26 languages trained); after
+    this, the page finds them ready. Until the compiled engine is loaded (from numba's cache; a
+    background process fills it once) runs use the Python one. Errors are left for the page to show.
+    """
+    store = mix_runs()
+    default = tuple(sorted(mix.PRESETS[str(DEFAULTS["mix"])].items()))
+
+    def work() -> None:
+        for name in ENCODINGS:
+            with contextlib.suppress(Exception):  # a missing package is the page's to report, not the warm-up's
+                reference(name)
+        mix_run(default, int(DEFAULTS["mix_vocab"]), store=store)
+        with contextlib.suppress(Exception):  # without numba the Python engine serves
+            engines.start_background()  # compile what numba's cache lacks, in another process, once
+            engines.load_ready()
+
+    thread = threading.Thread(target=work, name=WARM_UP_THREAD, daemon=True)
+    thread.start()
+    return thread
+
+
+@st.cache_resource(max_entries=2, ttl=900, show_spinner=False)
+def imported(digest: str, name: str, n_merges: int, _data: bytes) -> bpeviz.Tokenizer:
+    """A tokenizer file read once per content and prefix, not on every rerun (a million-entry vocabulary takes seconds).
+
+    Shared read-only like the trained runs; a file that does not read raises each time (errors are not kept).
+    """
+    return formats.import_data(_data, name, n_merges=n_merges)

@@ -1,0 +1,266 @@
+"""What each `bpeviz` command does: read its arguments (arguments.py), call the library, print or write the result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from bpeviz import engine, formats
+from bpeviz.counting import blocks
+from bpeviz.lessons import render
+from bpeviz.models.base import TokenizerBase
+from bpeviz.models.bpe import Tokenizer
+from bpeviz.models.unigram import UnigramTokenizer
+from bpeviz.models.wordpiece import WordPieceTokenizer
+from bpeviz.pre_tokenizers import splits
+from bpeviz.trainers.settings import resolve_settings
+from bpeviz.trainers.training import train_counts
+
+from .output import Bar, aligned, merge_json, merge_lines, round_line, unigram_lines, wordpiece_lines
+
+PROGRESS_BYTES = 8_000_000  # count-tokens shows a bar for inputs this large
+
+
+class UsageError(Exception):
+    pass
+
+
+def _read_corpus(path: str, level: str) -> str | bytes:
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a folder; give a text file") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if level == "bytes":
+            return raw
+        raise UsageError(f"{path} is not valid UTF-8 (byte {exc.start}); train it with --level bytes") from None
+
+
+def _corpus(path: str, args: argparse.Namespace) -> str | bytes | list[str]:
+    corpus: str | bytes | list[str] = _read_corpus(path, args.level or "bytes")
+    if args.lines and isinstance(corpus, str):
+        corpus = [line for line in corpus.splitlines() if line]
+    return corpus
+
+
+def _level(args: argparse.Namespace) -> str | None:
+    return args.level or (None if args.dialect else args.level_default)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from bpeviz.lessons import checker
+
+    settings = resolve_settings(1, level=_level(args), pretokenizer=args.pretokenizer, tie_break=args.tie_break,
+                                count_rule=args.count_rule, dialect=args.dialect)
+    try:
+        table = Path(args.table).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {args.table}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{args.table} is not UTF-8 text") from None
+    verdicts = checker.check_table(checker.parse_table(table, settings.level), _corpus(args.corpus, args), settings)
+    print("\n".join(checker.explain(v) for v in verdicts))
+    bad = next((v for v in verdicts if not v.ok), None)
+    if bad is None:
+        print(f"bpeviz: all {len(verdicts)} rows are right", file=sys.stderr)
+        return 0
+    print(f"bpeviz: line {bad.row.line} is {bad.status}", file=sys.stderr)
+    return 1
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    return sys.stderr.isatty() or args.progress
+
+
+def _count(args: argparse.Namespace, pretokenizer: str, dummy_prefix: bool, report: bool = True) -> blocks.CountTable:
+    bar = Bar("counting", "MB", 1e6, _show_progress(args))
+    try:
+        table = blocks.count_files(args.files, pretokenizer, lines=args.lines, dummy_prefix=dummy_prefix,
+                                     workers=args.workers, scheduler=args.scheduler, progress=bar)
+    finally:
+        seconds = bar.close()
+    if not report:
+        return table
+    size = sum(Path(f).stat().st_size for f in args.files)
+    print(f"bpeviz: counted {table.total:,} pre-tokens ({len(table.counts):,} distinct) in {size / 1e6:,.1f} MB, "
+          f"{seconds:.1f} s", file=sys.stderr)
+    return table
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    settings = resolve_settings(1, level="bytes", pretokenizer=args.pretokenizer, dialect=args.dialect)
+    table = _count(args, settings.pretokenizer, settings.dummy_prefix)
+    if args.output:
+        blocks.write_counts(table, args.output)
+        print(f"bpeviz: wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(blocks.HEADER + json.dumps({"pretokenizer": table.pretokenizer,
+                                                       "dummy_prefix": table.dummy_prefix}) + "\n")
+        sys.stdout.writelines(f"{blocks.escape_piece(p)}\t{n}\n" for p, n in table.counts.items())
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    bpe = args.algorithm == "bpe"
+    args.level = _level(args) if bpe else args.level
+    if bool(args.files) == bool(args.counts):
+        raise UsageError("give the text files to train on, or --counts with a table from bpeviz count (one of them)")
+    tok, seconds = _train(args)
+    if bpe:
+        print(f"bpeviz: {len(tok.merges):,} merges on the {tok.engine} engine in {seconds:.2f} s", file=sys.stderr)
+    _say_if_compiling(tok.engine, "unigram" if args.algorithm == "unigram" else "bpe")
+    lines = _train_lines(args, tok, seconds)
+    if lines:
+        print("\n".join(lines))
+    if tok.vocab_size < args.vocab_size:
+        why = ("no pair left to merge" if args.algorithm != "unigram"
+               else "no more pieces win a segmentation of this corpus (SentencePiece stops there too)")
+        print(f"bpeviz: stopped at {tok.vocab_size:,} tokens of {args.vocab_size:,}: {why}", file=sys.stderr)
+    if args.output:
+        tok.save(args.output)
+        print(f"bpeviz: saved {args.output}", file=sys.stderr)
+    return 0
+
+
+def _train(args: argparse.Namespace) -> tuple[TokenizerBase, float]:
+    """The tokenizer train's arguments ask for, from a count table or the files counted here; and the seconds it took."""
+    if args.counts:
+        table = blocks.read_counts(args.counts, pretokenizer=args.pretokenizer)
+    else:
+        settings = resolve_settings(args.vocab_size, level=args.level, pretokenizer=args.pretokenizer,
+                                    tie_break=args.tie_break, count_rule=args.count_rule, dialect=args.dialect,
+                                    algorithm=args.algorithm)
+        table = _count(args, settings.pretokenizer, settings.dummy_prefix, report=_show_progress(args))
+    bar = Bar(*(("merging", "merges") if args.algorithm != "unigram" else ("pruning", "rounds")), 1, _show_progress(args))
+    try:
+        tok = train_counts(table, vocab_size=args.vocab_size, level=args.level, tie_break=args.tie_break,
+                           count_rule=args.count_rule, dialect=args.dialect, progress=bar, algorithm=args.algorithm,
+                           engine=args.engine)
+    finally:
+        seconds = bar.close()
+    return tok, seconds
+
+
+def _train_lines(args: argparse.Namespace, tok: TokenizerBase, seconds: float) -> list[str]:
+    """What train prints on stdout: the merges (or pieces), as text or JSON; Unigram's rounds go to stderr."""
+    if isinstance(tok, UnigramTokenizer):
+        print(f"bpeviz: {tok.vocab_size:,} pieces in {len(tok.rounds)} rounds on the {tok.engine} engine in {seconds:.2f} s",
+              file=sys.stderr)
+        for r in tok.rounds:
+            print(round_line(r), file=sys.stderr)
+        return ([json.dumps({"id": i, "piece": p, "score": score}, ensure_ascii=False) for i, (p, score) in
+                 enumerate(tok.scored)] if args.json else unigram_lines(tok))
+    if isinstance(tok, WordPieceTokenizer):
+        return [merge_json(m) for m in tok.merges] if args.json else wordpiece_lines(tok.merges)
+    assert isinstance(tok, Tokenizer)  # BPE: the only other kind train_counts makes
+    return [merge_json(m) for m in tok.merges] if args.json else merge_lines(tok.merges, args.bytes)
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    if args.encoding:
+        from bpeviz.pretrained.encodings import reference
+
+        if args.trace:
+            raise UsageError("--trace needs a bpeviz tokenizer (--tokenizer), not a reference encoding")
+        enc = reference(args.encoding)
+        ids = enc.encode_ordinary(args.text)
+        pieces = [render.show(enc.decode_single_token_bytes(i)) for i in ids]
+    else:
+        tok: Tokenizer = formats.load(args.tokenizer)  # type: ignore[assignment]
+        if args.trace and not isinstance(tok, Tokenizer):
+            raise UsageError(f"--trace replays BPE merges; this is a {tok.algorithm} tokenizer")
+        if args.trace:
+            for step in tok.trace(args.text):
+                label = "start" if step.rank is None else f"merge {step.rank}"
+                print(f"{label:>10}: {' '.join(render.show(p) for p in step.pieces)}  ({len(step.pieces)} pieces)")
+            return 0
+        ids = tok.encode_ordinary(args.text)
+        pieces = [render.show(tok.token_of(i)) for i in ids]
+    print(" ".join(pieces))
+    print(" ".join(map(str, ids)))
+    return 0
+
+
+def _token_counters(args: argparse.Namespace) -> tuple[list[tuple[str, Callable[[str, bool], int]]], str]:
+    """(label, count(text, first part of a file)) per chosen tokenizer, and a split the files may be cut at."""
+    from bpeviz.pretrained.encodings import reference
+
+    counters: list[tuple[str, Callable[[str, bool], int]]] = []
+    for name in args.encoding or ([] if args.tokenizer else ["cl100k_base"]):
+        enc = reference(name)
+        counters.append((name, lambda text, first, enc=enc: len(enc.encode_ordinary(text))))
+    cut_at = "gpt2"  # every reference's split, like GPT-2's, never crosses a space that follows a non-space
+    if args.tokenizer:
+        tok = formats.import_file(args.tokenizer)
+        # a dummy prefix goes once before a whole file, not before each block of it
+        counters.append((Path(args.tokenizer).name,
+                         lambda text, first, tok=tok: len(tok.encode_ordinary(text, continued=not first))))
+        if not splits.is_chunkable(tok.settings.pretokenizer):
+            cut_at = tok.settings.pretokenizer  # read such files whole
+    return counters, cut_at
+
+
+def _say_if_compiling(used: str, group: str) -> None:
+    """One line when this run used the Python engine while the compiled one compiles in the background."""
+    if used == "python" and engine.status(group) == "compiling":
+        print("bpeviz: the fast engine is compiling in the background, once; this run uses the Python loop", file=sys.stderr)
+
+
+def cmd_count_tokens(args: argparse.Namespace) -> int:
+    counters, cut_at = _token_counters(args)
+    sizes = []
+    for f in args.files:
+        try:
+            sizes.append(Path(f).stat().st_size)
+        except FileNotFoundError:
+            raise UsageError(f"no such file: {f}") from None
+    bar = Bar("counting", "MB", 1e6, _show_progress(args) and sum(sizes) >= PROGRESS_BYTES)
+    try:
+        rows = blocks.count_tokens(args.files, dict(counters), cut_at=cut_at, progress=bar)
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+        return 0
+    table = [[r["file"], r["tokenizer"], f"{r['tokens']:,}", f"{r['characters']:,}", f"{r['bytes']:,}",
+              f"{r['bytes_per_token']:.2f}" if r["bytes_per_token"] else "-"] for r in rows]
+    print("\n".join(aligned(["file", "tokenizer", "tokens", "characters", "bytes", "bytes/token"], table, text_columns=2)))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    tok = formats.load(args.tokenizer)
+    fmt = formats.FORMATS[args.format]
+    data = fmt.write(tok)
+    if not args.output:
+        sys.stdout.buffer.write(data)
+        return 0
+    Path(args.output).write_bytes(data)
+    print(f"bpeviz: wrote {args.output}", file=sys.stderr)
+    if fmt.sidecar is not None:
+        Path(args.output + ".json").write_bytes(fmt.sidecar(tok))
+        print(f"bpeviz: wrote {args.output}.json (split pattern and special tokens)", file=sys.stderr)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    tok = formats.import_file(args.file, n_merges=args.merges)
+    show = args.show if args.show is not None else (len(tok.merges) if args.merges is not None else 20)
+    lines = merge_lines(tok.merges[:show], args.bytes)
+    if lines:
+        print("\n".join(lines))
+    if tok.algorithm != "bpe":
+        print(f"bpeviz: a {tok.algorithm} tokenizer with {tok.vocab_size:,} tokens", file=sys.stderr)
+    if show < len(tok.merges):
+        print(f"bpeviz: {len(tok.merges) - show:,} more merges not shown (--show N)", file=sys.stderr)
+    if args.output:
+        tok.save(args.output)
+        print(f"bpeviz: saved {args.output}", file=sys.stderr)
+    return 0

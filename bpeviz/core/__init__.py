@@ -1,0 +1,1 @@
+"""Core: the records, ids, rules and errors every stage passes around; imports no other part of bpeviz."""

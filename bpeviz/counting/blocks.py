@@ -1,0 +1,266 @@
+"""Counting pre-tokens at scale: stream files in blocks, count them on all cores or a Dask cluster, keep the table.
+
+The count table (distinct pre-token -> count, in order of first occurrence) is all the merge
+loop reads, so the expensive part, which parallelises, can run once and elsewhere, and be saved:
+`bpeviz count` writes it, `bpeviz train --counts` reads it back.
+
+Files are read in blocks and never held whole. A block ends where no pre-token can cross: after
+a newline with `lines` (each line is a document), otherwise before a space that follows a
+non-space (`splits.chunks`), for every preset that allows it. Blocks are counted
+independently and their tables added in block order, so the result equals counting the
+whole text at once, order included.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from bpeviz.core.errors import BpevizError
+from bpeviz.pre_tokenizers import splits
+
+from . import cluster
+from .tables import HEADER, CountTable, escape_piece, read_counts, unescape_piece, write_counts
+
+__all__ = ["BLOCK_BYTES", "HEADER", "PARALLEL_MIN_BYTES", "Block", "CountTable", "count_blocks", "count_files",
+           "count_tokens", "escape_piece", "read_blocks", "read_counts", "text_blocks", "unescape_piece", "write_counts"]
+
+BLOCK_BYTES = 4 << 20  # read this much at a time; a block holds about as much text
+PARALLEL_MIN_BYTES = 8 << 20  # below this, starting worker processes costs more than it saves
+MAX_LOCAL_WORKERS = cluster.MAX_LOCAL_WORKERS  # local:N starts N processes: no more than the machine's cores
+
+
+@dataclass(frozen=True)
+class Block:
+    """Documents cut from the input, and how many bytes of the files they stand for."""
+
+    docs: list[str]
+    n_bytes: int
+
+
+Progress = Callable[[int, int], None]  # (bytes done, bytes in all)
+
+
+MAX_UNCUT_CHARS = 8_000_000  # text held with no place to cut it: one pre-token this long takes about 1.4 GB to train on
+MAX_WHOLE_CHARS = 200_000_000  # a file read whole (no split, or a custom one): /dev/zero stops here, not at MemoryError
+
+
+def _last_cut(text: str, start: int, lines: bool, newlines: bool = False) -> int:
+    """Where text may be cut (0: nowhere): after its last newline, or before its last space that follows a non-space.
+
+    newlines: a newline between two non-spaces may be cut after too (see splits.Pretokenizer.newline_cut).
+    Only cuts at `start` or later are looked for: the text before it was looked at already.
+    """
+    if lines:
+        return text.rfind("\n", start) + 1
+    return max(_last_space_cut(text, start), _last_newline_cut(text, start) if newlines else 0)
+
+
+def _last_space_cut(text: str, start: int) -> int:
+    i = len(text)
+    while True:
+        i = text.rfind(" ", max(start, 1), i)
+        if i <= 0:
+            return 0
+        if not text[i - 1].isspace():  # str.isspace is `re`'s \s, as splits.chunks cuts
+            return i
+
+
+def _last_newline_cut(text: str, start: int) -> int:
+    i = len(text) - 1  # the character after the newline must be in the text
+    while True:
+        i = text.rfind("\n", max(start, 1), i)
+        if i <= 0:
+            return 0
+        if not text[i - 1].isspace() and not text[i + 1].isspace():
+            return i + 1
+
+
+def read_blocks(paths: Sequence[str | Path], *, lines: bool = False, pretokenizer: str = "gpt2",
+                dummy_prefix: bool = False, block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
+    """The files as blocks of documents, read block_bytes at a time; bytes that are not UTF-8 become surrogates.
+
+    Each file is one document (or one per non-empty line with `lines`); dummy_prefix puts a space
+    before each document, as SentencePiece does. A pre-tokenizer that cannot be cut at spaces
+    (`none`, a custom regex) without `lines` reads each file whole.
+    """
+    streamable = lines or splits.is_chunkable(pretokenizer)
+    preset = splits.PRETOKENIZERS.get(pretokenizer)
+    newlines = preset is not None and preset.newline_cut
+    for path in paths:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+        carry, pending, first = "", 0, True
+        with open(path, "rb") as file:
+            while True:
+                raw = file.read(block_bytes)
+                pending += len(raw)
+                text = carry + decoder.decode(raw, final=not raw)
+                # the end of the file ends the last block; the carry holds no cut, so look after it
+                cut = (_last_cut(text, len(carry), lines, newlines) if streamable else 0) if raw else len(text)
+                cap = MAX_UNCUT_CHARS if streamable else MAX_WHOLE_CHARS
+                if not cut and len(text) > cap:
+                    raise BpevizError("no_place_to_cut", f"{path}: {len(text):,} characters with no place where a pre-token "
+                                      f"ends (one endless word?); bpeviz holds at most {cap:,} between cuts. "
+                                      "Split the file into lines (--lines) or smaller files.", path=str(path), cap=cap)
+                if cut:
+                    part, text = text[:cut], text[cut:]
+                    if lines:
+                        docs = [(" " + line if dummy_prefix else line) for line in part.splitlines() if line]
+                    else:
+                        docs = [(" " if dummy_prefix and first else "") + part]
+                    first = False
+                    yield Block(docs, pending)
+                    pending = 0
+                if not raw:
+                    break
+                carry = text
+
+
+def text_blocks(docs: Iterable[str], pretokenizer: str, block_chars: int = BLOCK_BYTES) -> Iterator[Block]:
+    """Documents held in memory as blocks of about block_chars characters, for worker processes.
+
+    A long document is cut only where no pre-token of this pretokenizer crosses (as read_blocks
+    cuts files), so counting the pieces gives the same table; one it cannot cut stays whole.
+    """
+    cuttable = splits.is_chunkable(pretokenizer)
+    preset = splits.PRETOKENIZERS.get(pretokenizer)
+    newlines = preset is not None and preset.newline_cut
+    batch: list[str] = []
+    size = 0
+    for doc in docs:
+        while cuttable and len(doc) > block_chars:
+            window, cut = block_chars, 0
+            while not cut and window < len(doc):
+                cut = _last_cut(doc[:window], 0, False, newlines)
+                window *= 2
+            if not cut:
+                break
+            batch.append(doc[:cut])
+            yield Block(batch, size + cut)
+            batch, size, doc = [], 0, doc[cut:]
+        batch.append(doc)
+        size += len(doc)
+        if size >= block_chars:
+            yield Block(batch, size)
+            batch, size = [], 0
+    if batch:
+        yield Block(batch, size)
+
+
+def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1, scheduler: str | None = None,
+                 progress: Progress | None = None, total_bytes: int = 0) -> Counter[str]:
+    """Count the pre-tokens of all blocks: here (workers=1), in worker processes, or on a Dask scheduler.
+
+    scheduler: "local:N" starts a Dask LocalCluster of N worker processes on loopback,
+    "tcp://HOST:PORT" uses a running one. The table is the same every way, order included.
+    """
+    splits.resolve(pretokenizer)  # a bad pattern fails here, once, not in every worker
+    done = 0
+
+    def advance(block: Block) -> None:
+        nonlocal done
+        done += block.n_bytes
+        if progress is not None:
+            progress(done, total_bytes)
+
+    if scheduler:
+        with cluster.connect(scheduler) as (client, n):
+            return cluster.count_blocks(
+                client, blocks, pretokenizer, n, lambda *job: _add_in_order(*job, advance=advance))  # type: ignore[misc]
+    counts: Counter[str] = Counter()
+    if workers <= 1:
+        for block in blocks:
+            counts.update(splits.count_pieces(block.docs, pretokenizer))
+            advance(block)
+        return counts
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        _add_in_order(counts, blocks, lambda docs: pool.submit(splits.count_pieces, docs, pretokenizer),
+                      2 * workers, advance)
+    return counts
+
+
+def _add_in_order(counts: Counter[str], blocks: Iterable[Block], submit: Callable[[list[str]], Future],
+                  in_flight: int, advance: Callable[[Block], None]) -> None:
+    """Submit blocks, at most in_flight at a time (memory stays bounded), and add their tables in block order."""
+    waiting: deque[tuple[Block, Future]] = deque()
+    for block in blocks:
+        waiting.append((block, submit(block.docs)))
+        while len(waiting) >= in_flight:
+            done_block, future = waiting.popleft()
+            counts.update(future.result())
+            advance(done_block)
+    while waiting:
+        done_block, future = waiting.popleft()
+        counts.update(future.result())
+        advance(done_block)
+
+
+def count_files(paths: Sequence[str | Path], pretokenizer: str, *, lines: bool = False, dummy_prefix: bool = False,
+                workers: int | None = None, scheduler: str | None = None, progress: Progress | None = None,
+                block_bytes: int = BLOCK_BYTES) -> CountTable:
+    """Stream the files and count their pre-tokens. workers=None: every core when the files are big enough to pay."""
+    sizes = []
+    for path in paths:
+        p = Path(path)
+        if not p.exists():
+            raise BpevizError("no_such_file", f"no such file: {path}")
+        if p.is_dir():
+            raise BpevizError("is_folder", f"{path} is a folder; give a text file")
+        sizes.append(p.stat().st_size)
+    total = sum(sizes)
+    if workers is None:
+        workers = (os.cpu_count() or 1) if total >= PARALLEL_MIN_BYTES else 1
+    blocks = read_blocks(paths, lines=lines, pretokenizer=pretokenizer, dummy_prefix=dummy_prefix, block_bytes=block_bytes)
+    if scheduler and (lines or splits.is_chunkable(pretokenizer)):  # the workers read their own byte ranges
+        splits.resolve(pretokenizer)
+        counts = cluster.count_files(paths, blocks, pretokenizer, scheduler, _add_in_order, lines=lines,
+                                           dummy_prefix=dummy_prefix, progress=progress, total=total,
+                                           range_bytes=4 * block_bytes)
+        return CountTable(counts, pretokenizer, dummy_prefix)
+    counts = count_blocks(blocks, pretokenizer, workers=workers, scheduler=scheduler, progress=progress, total_bytes=total)
+    return CountTable(counts, pretokenizer, dummy_prefix)
+
+
+def count_tokens(paths: Sequence[str | Path], counters: dict[str, Callable[[str, bool], int]], *, cut_at: str = "gpt2",
+                 progress: Progress | None = None) -> list[dict]:
+    """Tokens, characters and bytes of each file under each tokenizer, streamed block by block, then the totals.
+
+    counters: label -> count(text, first block of its file); cut_at: a split whose pre-tokens the
+    blocks must not cut (a non-chunkable one reads each file whole). Example row:
+    {"file": "a.txt", "tokenizer": "cl100k_base", "tokens": 36927, "characters": 144600, "bytes": 151095, ...}
+    """
+    total = sum(Path(p).stat().st_size for p in paths)
+    rows, done = [], 0
+    for path in paths:
+        tokens = dict.fromkeys(counters, 0)
+        chars = n_bytes = 0
+        first = True
+        for block in read_blocks([path], pretokenizer=cut_at):
+            for text in block.docs:
+                chars += len(text)
+                for label, count in counters.items():
+                    tokens[label] += count(text, first)
+                first = False
+            n_bytes += block.n_bytes
+            if progress is not None:
+                progress(done + n_bytes, total)
+        done += n_bytes
+        rows += [_token_row(str(path), label, n, chars, n_bytes) for label, n in tokens.items()]
+    for label in counters:
+        mine = [r for r in rows if r["tokenizer"] == label]
+        rows.append(_token_row("(total)", label, sum(r["tokens"] for r in mine), sum(r["characters"] for r in mine),
+                               sum(r["bytes"] for r in mine)))
+    return rows
+
+
+def _token_row(path: str, label: str, tokens: int, chars: int, n_bytes: int) -> dict:
+    return {"file": path, "tokenizer": label, "tokens": tokens, "characters": chars, "bytes": n_bytes,
+            "bytes_per_token": round(n_bytes / tokens, 3) if tokens else None}

@@ -1,0 +1,1 @@
+"""Data: the corpora bpeviz ships, read from inside the package."""

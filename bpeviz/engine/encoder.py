@@ -1,0 +1,42 @@
+"""The compiled encoder, as a BPE tokenizer is handed it: a table of pieces for a long text, when the engine can.
+
+A tokenizer asks only for texts of COLD_TEXT characters or more (models/bpe.py); the answer is None (encode in
+Python) unless the split is one compiled/encode.py writes out and the "encode" group is loaded, or numba's cache
+holds it and the text is long enough to pay for loading it. Otherwise a long text starts its compile in the
+background (background.py), as training does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import background, loading
+
+if TYPE_CHECKING:
+    from bpeviz.compiled.encode import PieceTable
+    from bpeviz.models.bpe import NewPieces
+
+COMPILED_SPLITS = ("gpt4", "gpt4-hf", "r2l-digits", "gpt2", "gpt2-original")  # compiled/encode.py's KINDS (a test checks)
+LOAD_MIN_CHARS = 1 << 19  # a text this long pays for loading the encoder from numba's cache (~0.2 s)
+
+
+class CompiledEncoder:
+    """Hands a tokenizer the compiled encoder's table of pieces for a long text, or None (encode in Python)."""
+
+    def piece_table(self, pretokenizer: str, encode_new: NewPieces,
+                    size: int) -> PieceTable | None:
+        """A new table for one tokenizer whose split is `pretokenizer`; encode_new merges pieces the table lacks."""
+        if pretokenizer not in COMPILED_SPLITS or not loading.numba_installed():
+            return None
+        if not loading.loaded("encode"):
+            if size < LOAD_MIN_CHARS:
+                return None
+            if not (background.ready("encode") and loading.load("encode")):
+                background.start("encode")
+                return None
+        from bpeviz.compiled.encode import PieceTable
+
+        return PieceTable(pretokenizer, encode_new)
+
+
+ENCODER = CompiledEncoder()

@@ -1,0 +1,180 @@
+"""tiktoken's rank files: writing them, reading them, and recovering the merges behind the ranks."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import heapq
+import json
+
+from bpeviz.core.errors import BpevizError, cut
+from bpeviz.models.bpe import Tokenizer
+from bpeviz.pre_tokenizers import splits
+
+from .export_checks import require_bytes, require_unique_tokens, split_pattern
+from .file_checks import parse_json
+
+MAX_TOKEN_BYTES = 1_024  # longest token a rank file may hold (cl100k_base's and o200k_base's longest: 128)
+# The real rank files whose split is known without a sidecar: sha256 (tiktoken's expected hash) -> preset
+KNOWN_RANK_FILES = {
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": "gpt4",  # cl100k_base
+    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": "o200k",  # o200k_base
+}
+
+
+def tiktoken_ranks(tok: Tokenizer) -> dict[bytes, int]:
+    """mergeable_ranks for tiktoken: every byte, then each merge's bytes, with bpeviz's ids."""
+    require_bytes(tok, "tiktoken")
+    require_unique_tokens(tok, "tiktoken")
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({m.token: m.id for m in tok.merges})  # type: ignore[misc]
+    return ranks
+
+
+def tiktoken_encoding(tok: Tokenizer, name: str = "bpeviz"):  # -> tiktoken.Encoding
+    """A tiktoken.Encoding with this tokenizer's merges, split pattern and special tokens."""
+    import tiktoken
+
+    return tiktoken.Encoding(name=name, pat_str=split_pattern(tok), mergeable_ranks=tiktoken_ranks(tok),
+                             special_tokens=dict(tok.special_tokens))
+
+
+def write_tiktoken(tok: Tokenizer) -> bytes:
+    split_pattern(tok)  # refuses a split tiktoken would do differently; the pattern goes in the sidecar
+    ranks = tiktoken_ranks(tok)
+    return b"".join(base64.b64encode(t) + b" " + str(r).encode() + b"\n" for t, r in sorted(ranks.items(), key=lambda x: x[1]))
+
+
+def tiktoken_sidecar(tok: Tokenizer) -> bytes:
+    """The split pattern and special tokens that go beside a .tiktoken file."""
+    return json.dumps({"pat_str": split_pattern(tok), "special_tokens": tok.special_tokens}, indent=1).encode()
+
+
+def split_by_lower_ranks(token: bytes, rank: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes] | None:
+    """BPE on token's bytes with the ranks below `rank`: the two parts it leaves, or None if it leaves more.
+
+    A heap over adjacent parts keeps this O(n log n) in the token's length.
+    """
+    parts: list[bytes | None] = [bytes([b]) for b in token]
+    nxt = list(range(1, len(parts) + 1))
+    prv = list(range(-1, len(parts) - 1))
+    heap = []
+
+    def push(i: int) -> None:
+        j = nxt[i]
+        if j < len(parts):
+            r = ranks.get(parts[i] + parts[j])  # type: ignore[operator]
+            if r is not None and r < rank:
+                heapq.heappush(heap, (r, i, j))
+
+    for i in range(len(parts) - 1):
+        push(i)
+    left = len(parts)
+    while heap and left > 2:
+        r, i, j = heapq.heappop(heap)
+        if parts[i] is None or nxt[i] != j or parts[j] is None or ranks.get(parts[i] + parts[j]) != r:  # type: ignore[operator]
+            continue  # stale: a neighbour changed since this entry was pushed
+        parts[i], parts[j] = parts[i] + parts[j], None  # type: ignore[operator]
+        nxt[i] = nxt[j]
+        if nxt[i] < len(parts):
+            prv[nxt[i]] = i
+        left -= 1
+        push(i)
+        if prv[i] >= 0:
+            push(prv[i])
+    remaining = [p for p in parts if p is not None]
+    return (remaining[0], remaining[1]) if len(remaining) == 2 else None
+
+
+def earliest_split(token: bytes, when: dict[bytes, float]) -> tuple[float, tuple[bytes, bytes]] | None:
+    """The split of token into two known tokens that both exist soonest, and when that is; None if there is none."""
+    best = None
+    for k in range(1, len(token)):
+        left, right = token[:k], token[k:]
+        if left in when and right in when:
+            ready = max(when[left], when[right])
+            if best is None or ready < best[0]:
+                best = (ready, (left, right))
+    return best
+
+
+def pairs_from_ranks(ranks: dict[bytes, int], n_merges: int | None = None, *,
+                     strict: bool = True) -> list[tuple[bytes, bytes]]:
+    """Recover the merge pairs behind tiktoken ranks, in an order where every merge comes after its parts.
+
+    BPE on each token with the lower ranks usually leaves two parts: that pair merges at the token's
+    rank. A few real tokens (o200k_base's `urrent`, rank 1315) need a part with a higher rank; tiktoken
+    forms them as soon as the part exists, so here their merge comes right after that part. A token
+    no two tokens make (Qwen3.6 has some: "سبب", whose "سب" and "بب" are not tokens) is no merge:
+    tiktoken gives it only to a piece that is that token whole. strict: refuse such a file; else skip them.
+    """
+    when: dict[bytes, float] = {t: r for t, r in ranks.items() if len(t) == 1}  # token -> when it can first exist
+    found: list[tuple[float, int, tuple[bytes, bytes]]] = []  # (when, rank, pair)
+    deferred: list[tuple[int, bytes]] = []
+    times: list[float] = []  # a min-heap of the `when` of merges found and not yet known to come before `rank`
+    settled = 0  # merges known to come before every token still to read
+    stopped = False
+    for rank, token in sorted((r, t) for t, r in ranks.items() if len(t) > 1):
+        while times and times[0] < rank:
+            heapq.heappop(times)
+            settled += 1
+        if n_merges is not None and settled >= n_merges:
+            stopped = True  # every later token merges later still
+            break
+        pair = split_by_lower_ranks(token, rank, ranks)
+        if pair is None or pair[0] not in when or pair[1] not in when:  # no split, or a part that itself waits
+            deferred.append((rank, token))
+            continue
+        when[token] = max(rank, when[pair[0]] + 0.5, when[pair[1]] + 0.5)
+        found.append((when[token], rank, pair))
+        heapq.heappush(times, when[token])
+    for rank, token in sorted(deferred, key=lambda rt: len(rt[1])):  # parts are shorter, so placed by then
+        split = earliest_split(token, when)
+        if split is None and not stopped and strict:
+            raise ValueError(f"Token {cut(token)} (rank {rank}) cannot be made from two other tokens; not a BPE rank file.")
+        if split is not None:
+            when[token] = max(split[0] + 0.5, rank)
+            found.append((when[token], rank, split[1]))
+    found.sort()
+    return [pair for _, _, pair in found[:n_merges]]
+
+
+def read_tiktoken_ranks(data: bytes, name: str) -> dict[bytes, int]:
+    """The ranks of a .tiktoken file ("base64 rank" lines), checked: distinct tokens and ranks, none too long."""
+    ranks: dict[bytes, int] = {}
+    seen_ranks: set[int] = set()
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            token_b64, rank_text = line.split()
+            token, rank = base64.b64decode(token_b64, validate=True), int(rank_text)
+        except (ValueError, binascii.Error):
+            raise ValueError(f"{name} is neither a tokenizer.json nor a .tiktoken file "
+                             f"(line {number} is not 'base64 rank').") from None
+        if rank < 0 or not token:
+            raise ValueError(f"{name}, line {number}: ranks are whole numbers from 0 and tokens are not empty.")
+        if len(token) > MAX_TOKEN_BYTES:
+            raise ValueError(f"{name}, line {number}: a token of {len(token):,} bytes; bpeviz reads tokens of at most "
+                             f"{MAX_TOKEN_BYTES:,}.")
+        if token in ranks or rank in seen_ranks:
+            raise ValueError(f"{name}, line {number}: the token {cut(token)} or rank {rank} appears twice.")
+        ranks[token] = rank
+        seen_ranks.add(rank)
+    if not ranks:
+        raise ValueError(f"{name} is empty.")
+    return ranks
+
+
+def rank_file_split(data: bytes, sidecar: bytes | None, name: str) -> str:
+    """The split of a .tiktoken file: its sidecar's pat_str, a known file's preset, else GPT-2's."""
+    if sidecar is None:
+        return KNOWN_RANK_FILES.get(hashlib.sha256(data).hexdigest(), "gpt2")
+    side = parse_json(sidecar, f"{name}'s sidecar")
+    pattern = side.get("pat_str") if isinstance(side, dict) else None
+    if not isinstance(pattern, str) or not pattern:
+        raise BpevizError("import_sidecar", f"{name}'s sidecar has no \"pat_str\" (the split pattern).", name=name)
+    split = splits.preset_named(pattern) or pattern
+    splits.resolve(split)  # a pattern that does not compile, or is too costly, fails with its reason
+    return split

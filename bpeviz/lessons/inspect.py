@@ -1,0 +1,188 @@
+"""Read a tokenizer like a detective: its training mix from the order of its merges, its unreachable tokens, its usage.
+
+Mixture inference follows Hayase et al., "Data Mixture Inference: What do BPE Tokenizers Reveal about
+their Training Data?" (NeurIPS 2024): each merge was, at its step, the most frequent pair of the unknown
+training mix. Replaying the merges on a sample of each category gives every pair's count per category at
+every step; the weights that make each merge win (with slack for what small samples miss) solve a linear
+program, here HiGHS through scipy. Weights are shares of training bytes.
+
+Unreachable tokens (Picky BPE, LiteToken): a token whose own bytes, merged as one piece, do not give the
+token back; encoding never emits it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from bpeviz import formats
+from bpeviz.core.errors import BpevizError
+from bpeviz.models.bpe import Tokenizer
+from bpeviz.pre_tokenizers import splits
+from bpeviz.pretrained.open_models import HFByteLevelBPE, tiktoken_parts
+from bpeviz.trainers.bpe import replay_on
+
+MIX_TOP = 24  # pairs recorded behind each merge, per category: their counts
+RIVALS = 6  # a pair is a rival of a merge if it is among the first RIVALS of some category (fewer rows for the LP)
+MAX_MIX_MERGES = 20_000  # merges an inference reads at most
+SCALE = 1e6  # counts per million bytes: keeps the LP's numbers near 1
+
+
+class Mixture(dict):
+    """category -> share of the training bytes (they sum to 1), with what the solver said."""
+
+    def __init__(self, weights: Mapping[str, float], status: str, merges_used: int, slack: float) -> None:
+        super().__init__(weights)
+        self.status = status  # the LP solver's own message ("Optimization terminated successfully..." or why not)
+        self.merges_used = merges_used  # merges that gave constraints (a merge no sample shows gives none)
+        self.slack = slack  # total slack per million bytes: how far the samples are from explaining every merge
+
+
+def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
+    """A bpeviz Tokenizer with the first n_merges merges of a bpeviz Tokenizer or a tiktoken Encoding (bpeviz.reference).
+
+    One read from a tiktoken encoding carries its encoder's rule, `whole_pieces_first` (a piece that is a
+    token whole is that token, see unreachable), and `not_merges`, the count of its tokens no merge makes.
+    """
+    if isinstance(tokenizer, Tokenizer):
+        return tokenizer if n_merges is None else tokenizer.truncated(n_merges)
+    if isinstance(tokenizer, HFByteLevelBPE):  # DeepSeek V4: its file's merges, cut by its own three regex splits
+        tok = formats.from_pairs(tokenizer.merge_pairs(n_merges), pretokenizer="none").use_split(tokenizer.pieces)
+        return formats.keep_file_ids(tok, tokenizer.id_of)
+    parts = tiktoken_parts(tokenizer)
+    if parts is None:
+        raise BpevizError("inspect_unsupported", f"bpeviz reads the merges of a bpeviz tokenizer or a tiktoken encoding, "
+                          f"not of {type(tokenizer).__name__}.", kind=type(tokenizer).__name__)
+    ranks, pattern = parts
+    split = splits.preset_named(pattern) or pattern
+    # a token no two tokens make (Qwen3.6 has 121) is no merge: tiktoken gives it only to a piece that is it whole
+    tok = formats.keep_file_ids(formats.from_pairs(formats.pairs_from_ranks(ranks, n_merges, strict=False),
+                                                   pretokenizer=split), ranks.get)  # ids as the encoding's own ranks
+    tok.whole_pieces_first = True  # type: ignore[attr-defined]
+    tok.not_merges = 0 if n_merges is not None else sum(len(t) > 1 for t in ranks) - len(tok.merges)  # type: ignore
+    return tok
+
+
+def not_merges(tokenizer: object) -> int:
+    """How many of a tiktoken encoding's multi-byte tokens no merge makes (no two tokens join into them); 0 otherwise.
+
+    tokenizer: the encoding, or as_tokenizer's read of it.
+    """
+    return getattr(as_tokenizer(tokenizer), "not_merges", 0)
+
+
+def _category_counts(tok: Tokenizer, text: str, top: int) -> tuple[list, int]:
+    """The merges replayed on one sample: each step's merge (its count and the top pairs before it), and the bytes."""
+    replayed = replay_on(tok, text, record_top=top)  # the compiled engine when it is loaded: many top pairs per step
+    return replayed.merges, replayed.corpus_bytes
+
+
+def _constraints(replays: list[tuple[list, int]], pairs: list[tuple[int, int]]) -> tuple[list[list[float]], list[int]]:
+    """For every informative step, one row per rival: each category's (merge count - rival count) per million bytes.
+
+    Also, per row, its step (numbered from 0 among the steps some sample shows).
+    """
+    rows: list[list[float]] = []
+    steps: list[int] = []
+    for t, pair in enumerate(pairs):
+        merged = [raws[t].count * SCALE / size for raws, size in replays]
+        if not any(merged):
+            continue  # no sample shows this merge: it says nothing about the mix
+        rival_counts: dict[tuple[int, int], list[float]] = {}
+        for raws, _ in replays:
+            for left, right, _count in raws[t].top[:RIVALS]:
+                if (left, right) != pair:
+                    rival_counts[(left, right)] = [0.0] * len(replays)
+        for k, (raws, size) in enumerate(replays):
+            for left, right, count in raws[t].top:
+                if (left, right) in rival_counts:
+                    rival_counts[(left, right)][k] = count * SCALE / size
+        step = steps[-1] + 1 if steps else 0
+        # a rival outside a category's top pairs counts 0 there (samples are small)
+        for counts in rival_counts.values():
+            rows.append([m - c for m, c in zip(merged, counts)])
+            steps.append(step)
+    return rows, steps
+
+
+def infer_mixture(tokenizer: object, samples: Mapping[str, str], n_merges: int = 2_000, *, top: int = MIX_TOP) -> Mixture:
+    """The training mix that best explains the merge order, as shares of training bytes per category of `samples`.
+
+    samples: category -> sample text (a few kilobytes each at least). Example, a tokenizer trained here on
+    English and Portuguese: infer_mixture(tok, {"en": english, "pt": portuguese}) -> {"en": 0.49, "pt": 0.51}
+    """
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    if len(samples) < 2 or not all(isinstance(v, str) and v for v in samples.values()):
+        raise BpevizError("inspect_samples", "Give at least two categories, each with some sample text.")
+    n_merges = max(1, min(int(n_merges), MAX_MIX_MERGES))
+    tok = as_tokenizer(tokenizer, n_merges)
+    pairs = [(m.left_id, m.right_id) for m in tok.merges]
+    names = list(samples)
+    replays = [_category_counts(tok, samples[name], top) for name in names]
+    rows, steps = _constraints(replays, pairs)
+    n = len(names)
+    if not rows:
+        return Mixture(dict.fromkeys(names, 1 / n), "No merge occurs in any sample: nothing to infer.", 0, 0.0)
+    n_steps = steps[-1] + 1
+    # Variables: the n weights and a slack per step; minimise the slack. Each row: weights . difference + slack >= 0.
+    # (A slack per rival pair as well, as Hayase et al. add, did worse on the held-out samples tried here.)
+    data, ri, ci = [], [], []
+    for r, (row, step) in enumerate(zip(rows, steps)):
+        for k, value in enumerate(row):
+            if value:
+                data.append(-value), ri.append(r), ci.append(k)
+        data.append(-1.0), ri.append(r), ci.append(n + step)
+    width = n + n_steps
+    a_ub = coo_matrix((data, (ri, ci)), shape=(len(rows), width)).tocsr()
+    result = linprog([0.0] * n + [1.0] * n_steps, A_ub=a_ub, b_ub=[0.0] * len(rows), A_eq=[[1.0] * n + [0.0] * n_steps],
+                     b_eq=[1.0], bounds=(0, None), method="highs")
+    if result.status != 0 or result.x is None:
+        return Mixture(dict.fromkeys(names, 1 / n), f"The solver gave up: {result.message}", n_steps, float("nan"))
+    weights = [max(0.0, w) for w in result.x[:n]]
+    total = sum(weights) or 1.0
+    return Mixture({name: float(w / total) for name, w in zip(names, weights)}, str(result.message), n_steps,
+                   float(result.fun))
+
+
+def unreachable(tokenizer: object) -> list[int]:
+    """Ids (as the tokenizer numbers them) of merged tokens that are whole characters and never come out of encoding
+    their own text: the split always cuts them (" \n" under a split that ends words at newlines), or their
+    bytes merge into other tokens (merges a+b, b+c, a+bc: "abc" becomes ab|c). Tokens that cut a character in
+    half are left out: how an encoder treats text that is not UTF-8 differs from library to library. Tests
+    check the list against tiktoken's own encoder (GPT-2, cl100k_base, Qwen3.6) and HF's (DeepSeek V4).
+    A tiktoken encoding gives a piece that is a token whole that token before any merging (tiktoken's
+    rule), so there only the split can cut a token off: by merging alone, 113 of Qwen3.6's would be.
+    """
+    tok = as_tokenizer(tokenizer)
+    if tok.level != "bytes":
+        raise BpevizError("inspect_level", "Unreachable tokens are read from byte-level tokenizers.")
+    whole_first = getattr(tok, "whole_pieces_first", False)
+    found = []
+    for m in tok.merges:
+        try:
+            text = m.token.decode("utf-8")  # type: ignore[union-attr]
+        except UnicodeDecodeError:
+            continue
+        token_id = tok.file_ids[m.id] if tok.file_ids else m.id
+        if whole_first and tok.split_text(text) == [text]:
+            continue
+        if tok.encode_ordinary(text) != [token_id]:
+            found.append(token_id)
+    return sorted(found)
+
+
+def token_usage(tokenizer: object, text: str) -> Counter[int]:
+    """How often each id is emitted on text (tiktoken encodings and bpeviz tokenizers alike; specials as text)."""
+    encode = getattr(tokenizer, "encode_ordinary", None)
+    if encode is None:
+        raise BpevizError("inspect_unsupported", f"{type(tokenizer).__name__} cannot encode text.",
+                          kind=type(tokenizer).__name__)
+    return Counter(encode(text))
+
+
+def never_emitted(tokenizer: object, text: str, ids: Sequence[int]) -> list[int]:
+    """The ids among `ids` that encoding text never emits."""
+    used = token_usage(tokenizer, text)
+    return [i for i in ids if not used[i]]

@@ -1,0 +1,80 @@
+"""Parity-aware BPE (Foroutan et al., 2025, arXiv 2508.04796): each merge goes to the language compressed worst.
+
+At every step, the language whose held-out text (the UDHR's articles 6–10, aligned across languages,
+so that token counts compare like with like) needs the most tokens now gets its most frequent
+training pair, by the usual tie rule; the merge is then applied in every language. With a single
+language this is plain BPE. `mix.train_mix(..., parity=True)` calls it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+
+from bpeviz.core.errors import BpevizError
+from bpeviz.core.gc import paused_gc
+from bpeviz.core.ids import RawMerge
+from bpeviz.core.records import to_bytes
+from bpeviz.core.rules import Rules
+from bpeviz.engine.python import CorpusState
+
+
+def parity_merges(groups: Mapping[str, Counter[str]], heldout: Mapping[str, Counter[str]], n_merges: int, rules: Rules,
+                  progress: Callable[[int, int], None] | None = None) -> tuple[list[RawMerge], list[str]]:
+    """Byte-level merges chosen language by language, and the language each was chosen for.
+
+    groups: language -> its weighted training pre-token counts; heldout: language -> its held-out counts.
+    """
+    missing = [lang for lang in groups if lang not in heldout]
+    if missing:
+        raise BpevizError("parity_heldout", f"Parity-aware training needs held-out text in every language; "
+                          f"{missing[0]!r} has none.", language=missing[0])
+    with paused_gc():
+        train = {lang: CorpusState([(to_bytes(w), n) for w, n in counts.items()], rules) for lang, counts in groups.items()}
+        held = {lang: CorpusState([(to_bytes(w), n) for w, n in heldout[lang].items()], rules) for lang in groups}
+        merges: list[RawMerge] = []
+        chosen: list[str] = []
+        order = list(groups)
+        while len(merges) < n_merges:
+            pick = _worst_with_pairs(order, train, held)
+            if pick is None:
+                break
+            lang, (_, pair, _ties) = pick
+            token = 256 + len(merges)
+            count = sum(state.count(pair) for state in train.values())
+            for state in (*train.values(), *held.values()):
+                if state.count(pair):
+                    state.merge(pair, token)
+            merges.append(RawMerge(pair[0], pair[1], token, count, (), sum(s.tokens for s in train.values())))
+            chosen.append(lang)
+            if progress is not None and (len(merges) % 64 == 1 or len(merges) == n_merges):
+                progress(len(merges), n_merges)
+    return merges, chosen
+
+
+def _worst_with_pairs(order: list[str], train: dict[str, CorpusState], held: dict[str, CorpusState]):
+    """The language with the most held-out tokens (first in order on ties) that still has a pair to merge, and its best."""
+    for lang in sorted(order, key=lambda lang: -held[lang].tokens):
+        best = train[lang].best()
+        if best is not None:
+            return lang, best
+    return None
+
+
+def gini(values: list[float] | tuple[float, ...]) -> float:
+    """The Gini coefficient: mean absolute difference over twice the mean; 0 when all are equal.
+
+    Example: gini([1, 1, 1]) -> 0.0; gini([0, 0, 1]) -> 0.666...
+    """
+    xs = [float(v) for v in values]
+    if not xs:
+        raise ValueError("The Gini coefficient needs at least one value.")
+    if any(x < 0 for x in xs):
+        raise ValueError("The Gini coefficient is for values of 0 or more (premiums, token counts).")
+    mean = sum(xs) / len(xs)
+    if mean == 0:
+        return 0.0
+    xs.sort()
+    n = len(xs)
+    weighted = sum((2 * (i + 1) - n - 1) * x for i, x in enumerate(xs))  # = sum over pairs of |xi - xj| / 2, sorted
+    return weighted / (n * n * mean)

@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
 .venv/bin/ruff check bpeviz app.py tests bench scripts
+.venv/bin/mypy  # the package, under pyproject.toml's [tool.mypy]: zero errors
 set +e
 .venv/bin/python -m pytest "$@"
 status=$?

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import re
 
-import naive
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
+
+from bpeviz.trainers import educational
 
 
 def new_app(**state) -> AppTest:
@@ -59,7 +60,7 @@ def trace_rows(history: dict) -> list[tuple[str, int]]:
     for fired in [None, *history["fired"]]:
         if fired is not None:
             _, a, b, new, _ = fired
-            words = [naive.merge(w, (a, b), new) for w in words]
+            words = [educational.merge(w, (a, b), new) for w in words]
         pieces = [text[str(i)] for w in words for i in w]
         rows.append((" ".join(pieces), len(pieces)))
     return rows

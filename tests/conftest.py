@@ -8,7 +8,7 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
-sys.path.insert(0, str(TESTS))  # for naive.py, the oracle
+sys.path.insert(0, str(TESTS))  # for the helpers and oracles here (naive.py, naive_beyond.py, app_helpers.py)
 
 
 # A test's kind follows from what it uses, so no test can forget its mark (pyproject.toml lists the marks).

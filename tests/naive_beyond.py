@@ -6,19 +6,25 @@ everything from scratch; nothing here calls those modules.
 
 from __future__ import annotations
 
-from naive import get_stats, merge, naive_train, naive_words, pick
+from bpeviz.trainers.educational import best_first, count_pairs, learn_merges, merge, words_of
+
+
+def naive_train(words, weights, n_merges, first_token, tie_break="first", texts=None):
+    """The educational trainer's merges as rows (left, right, token, count, tokens after)."""
+    return [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after)
+            for m in learn_merges(words, weights, n_merges, first_token, tie_break=tie_break, texts=texts)]
 
 
 def naive_superbpe(docs, level, pretokenizer, vocab_size, transition, tie_break="first"):
     """[(left, right, token, count, tokens_after, stage)]: BPE on words up to `transition`, then on superword pieces."""
-    words, weights, n_base, texts = naive_words(docs, level, pretokenizer)
+    words, weights, n_base, texts = words_of(docs, level, pretokenizer)
     n_total = vocab_size - n_base
     n_first = max(0, min(transition, vocab_size) - n_base)
     first = naive_train(words, weights, n_first, n_base, tie_break, texts=texts)
     out = [(*m, 1) for m in first]
     if len(first) < n_first or n_first >= n_total:
         return out
-    pieces, piece_weights, _, _ = naive_words(docs, level, "superword")
+    pieces, piece_weights, _, _ = words_of(docs, level, "superword")
     grown = list(texts)
     for left, right, token, _, _ in first:
         pieces = [merge(p, (left, right), token) for p in pieces]
@@ -95,10 +101,10 @@ def naive_parity(train_words, heldout_words, n_merges):
     result = []
     while len(result) < n_merges:
         order = sorted(train, key=lambda lang: -sum(len(w) * n for w, n in zip(*held[lang])))
-        chosen = next((lang for lang in order if get_stats(*train[lang])), None)
+        chosen = next((lang for lang in order if count_pairs(*train[lang])), None)
         if chosen is None:
             break
-        pair = pick(get_stats(*train[chosen]), "first", [])
+        pair = best_first(count_pairs(*train[chosen]), "first", [])[0]
         token = 256 + len(result)
         for table in (train, held):
             for lang, (words, weights) in table.items():
@@ -116,7 +122,7 @@ def brute_best(words, n_merges):
     def best(seqs, left, token):
         if left == 0:
             return 0
-        stats = get_stats(seqs, weights)
+        stats = count_pairs(seqs, weights)
         found = 0
         for pair in stats:
             merged = [merge(s, pair, token) for s in seqs]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-import naive
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,6 +16,7 @@ from bpeviz import formats
 from bpeviz.core.errors import BpevizError
 from bpeviz.data import corpora
 from bpeviz.lessons import mix, optimal
+from bpeviz.trainers import educational
 from bpeviz.trainers.superbpe import is_superword, superwords
 
 TOY = corpora.documents("toy_pt")
@@ -197,7 +197,7 @@ def test_the_exact_search_equals_brute_force(words, n):
 def _replay(words, merges):
     segs = [list(w) for w in words]
     for a, b in merges:
-        segs = [naive.merge(seg, (a, b), a + b) for seg in segs]  # the naive trainer's merge, on strings here
+        segs = [educational.merge(seg, (a, b), a + b) for seg in segs]  # the naive trainer's merge, on strings here
     return sum((len(w) - len(s)) * n for (w, n), s in zip(words.items(), segs))
 
 

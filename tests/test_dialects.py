@@ -5,13 +5,13 @@ import io
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from naive import naive_train, naive_words
 
 import bpeviz
 from bpeviz.core import rules
 from bpeviz.core.rules import rules_for
 from bpeviz.data import corpora
 from bpeviz.engine.python import train_ids
+from bpeviz.trainers import educational
 from bpeviz.trainers.bpe import prepare
 
 ENGLISH = corpora.corpus_text("english")
@@ -19,6 +19,10 @@ ENGLISH = corpora.corpus_text("english")
 
 def merges_of(tok):
     return [(m.left, m.right) for m in tok.merges]
+
+
+def rows(merges):
+    return [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after) for m in merges]
 
 
 # -- counting rule -------------------------------------------------------------------------------
@@ -33,12 +37,12 @@ def test_aaaaa_counts_four_overlapping_and_two_not():
 @pytest.mark.parametrize("text", ["aaaa", "abab", "aaaa aaaaa ab", "1111111 2222 11 1212", "aaabbbaaabbb"])
 @pytest.mark.parametrize("count_rule", list(rules.COUNT_RULES))
 @pytest.mark.parametrize("tie_break", list(rules.TIE_RULES))
-def test_fast_matches_naive_on_corpora_built_to_tell_the_rules_apart(text, count_rule, tie_break):
-    words, weights, first, texts = naive_words([text], "chars", "none")
-    want = naive_train(words, weights, 20, first, tie_break, count_rule, texts)
+def test_fast_matches_the_educational_trainer_on_corpora_built_to_tell_the_rules_apart(text, count_rule, tie_break):
+    words, weights, first, texts = educational.words_of([text], "chars", "none")
+    want = rows(educational.learn_merges(words, weights, 20, first, tie_break=tie_break, count_rule=count_rule, texts=texts))
     p = prepare([text], "chars", "none")
     got = train_ids(p.sequences, 20, p.n_base, rules=rules_for(tie_break, count_rule, p.alphabet))
-    assert [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after) for m in got] == want
+    assert rows(got) == want
 
 
 CORPUS = st.lists(st.text(alphabet="aab c1\n", max_size=30), min_size=1, max_size=5)
@@ -47,13 +51,14 @@ CORPUS = st.lists(st.text(alphabet="aab c1\n", max_size=30), min_size=1, max_siz
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(docs=CORPUS, tie_break=st.sampled_from(list(rules.TIE_RULES)), count_rule=st.sampled_from(list(rules.COUNT_RULES)),
        level=st.sampled_from(bpeviz.LEVELS), unique=st.booleans(), pretokenizer=st.sampled_from(["none", "gpt2", "spaces"]))
-def test_fast_matches_naive_for_every_rule(docs, tie_break, count_rule, level, unique, pretokenizer):
-    words, weights, first, texts = naive_words(docs, level, pretokenizer)
-    want = naive_train(words, weights, 30, first, tie_break, count_rule, texts, unique)
+def test_fast_matches_the_educational_trainer_for_every_rule(docs, tie_break, count_rule, level, unique, pretokenizer):
+    words, weights, first, texts = educational.words_of(docs, level, pretokenizer)
+    want = rows(educational.learn_merges(words, weights, 30, first, tie_break=tie_break, count_rule=count_rule, texts=texts,
+                                         unique_tokens=unique))
     p = prepare(docs, level, pretokenizer)
     texts = p.alphabet if p.alphabet is not None else [bytes([b]) for b in range(256)]
     got = train_ids(p.sequences, 30, p.n_base, rules=rules_for(tie_break, count_rule, texts, unique))
-    assert [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after) for m in got] == want
+    assert rows(got) == want
 
 
 # -- dialects against their libraries --------------------------------------------------------------

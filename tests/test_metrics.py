@@ -1,11 +1,11 @@
 """What the merges buy: curves, doublings, held-out text, premium."""
 
 import pytest
-from naive import merge
 
 import bpeviz
 from bpeviz.data import corpora
 from bpeviz.lessons import metrics
+from bpeviz.trainers.educational import merge
 
 
 @pytest.fixture(scope="module")

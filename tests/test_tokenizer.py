@@ -3,13 +3,13 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive import merge
 
 import bpeviz
 from bpeviz import formats
 from bpeviz.data import corpora
 from bpeviz.models import bpe as tokenizer
 from bpeviz.models.merging import regroup
+from bpeviz.trainers.educational import merge
 
 
 def test_toy_trace_subiu():

@@ -1,4 +1,4 @@
-"""The fast trainer against the slow obvious one (tests/naive.py), the reference table, hand-checked cases."""
+"""The fast trainer against the slow obvious one (bpeviz.trainers.educational), the reference table, hand-checked cases."""
 
 import os
 import subprocess
@@ -7,7 +7,6 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from naive import naive_train, naive_words
 
 import bpeviz
 from bpeviz.core.records import MAX_TIES_RECORDED
@@ -15,6 +14,7 @@ from bpeviz.core.rules import rules_for
 from bpeviz.data import corpora
 from bpeviz.engine.python import train_ids
 from bpeviz.lessons import steps
+from bpeviz.trainers import educational
 from bpeviz.trainers.bpe import prepare
 
 PRETOKENIZERS = list(bpeviz.PRETOKENIZERS) + [r"\w+|\s+"]
@@ -26,10 +26,15 @@ def fast_rows(sequences, n, first, tie_break, texts=None):
     return [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after) for m in merges]
 
 
+def rows(merges):
+    return [(m.left_id, m.right_id, m.token_id, m.count, m.tokens_after) for m in merges]
+
+
 def oracle_rows(docs, level, pretokenizer, n, tie_break, count_rule="overlapping", unique_tokens=False):
-    """The naive trainer on words counted the obvious way (not through bpeviz's prepare)."""
-    words, weights, first, texts = naive_words(docs, level, pretokenizer)
-    return naive_train(words, weights, n, first, tie_break, count_rule, texts, unique_tokens)
+    """The educational trainer on words it counted its own way (not through bpeviz's prepare)."""
+    words, weights, first, texts = educational.words_of(docs, level, pretokenizer)
+    return rows(educational.learn_merges(words, weights, n, first, tie_break=tie_break, count_rule=count_rule, texts=texts,
+                                         unique_tokens=unique_tokens))
 
 
 
@@ -57,19 +62,39 @@ def test_golden_aaabdaaabac():
 @given(docs=CORPUS_STRATEGY, rule=st.sampled_from(["first", "smallest", "hf"]),
        level=st.sampled_from(["chars", "bytes"]))
 def test_the_ties_recorded_are_the_oracles_next_pairs_at_the_same_count(docs, rule, level):
-    words, weights, first, texts = naive_words(docs, level, "gpt2")
-    ties: list = []
-    naive_train(words, weights, 40, first, rule, texts=texts, ties=ties)
+    words, weights, first, texts = educational.words_of(docs, level, "gpt2")
+    want = educational.learn_merges(words, weights, 40, first, tie_break=rule, texts=texts)
     p = prepare(docs, level, "gpt2")
     merges = train_ids(p.sequences, 40, p.n_base, rules=rules_for(rule, texts=texts))
-    assert MAX_TIES_RECORDED == 4 and [m.tie_ids for m in merges] == ties
+    assert MAX_TIES_RECORDED == 4 and [m.tie_ids for m in merges] == [m.tie_ids for m in want]
 
 
 def test_overlapping_runs_match_naive():
     for ids in ([5] * 7, [1, 2] * 5, [1, 1, 2, 1, 1, 1, 2, 2, 2]):
         for rule in bpeviz.TIE_BREAKS:
             texts = [str(k) for k in range(10)]
-            assert fast_rows([(ids, 3)], 10, 10, rule, texts) == naive_train([ids], [3], 10, 10, rule, texts=texts)
+            assert fast_rows([(ids, 3)], 10, 10, rule, texts) == rows(educational.learn_merges([ids], [3], 10, 10, tie_break=rule,
+                                                                                               texts=texts))
+
+
+def test_the_educational_trainer_is_bpeviz_train_for_every_dialect(toy_reference):
+    docs = corpora.documents("toy_pt")
+    tok = educational.train(docs, vocab_size=64)
+    assert [(m.rank, m.token, m.count) for m in tok.merges] == [
+        (m["rank"], m["token"], m["count"]) for m in toy_reference["merges"]]
+    for dialect in bpeviz.core.rules.DIALECTS:
+        slow = educational.train(corpora.documents("udhr-pt"), vocab_size=400, dialect=dialect)
+        fast = bpeviz.train(corpora.documents("udhr-pt"), vocab_size=400, dialect=dialect)
+        assert slow.merges == fast.merges and (slow.corpus_bytes, slow.corpus_tokens) == (fast.corpus_bytes, fast.corpus_tokens)
+        assert slow.encode("Todos os seres humanos") == fast.encode("Todos os seres humanos") and slow.engine == "educational"
+
+
+def test_the_educational_trainer_records_the_top_pairs_as_the_engines_do():
+    docs = corpora.documents("udhr-en")
+    words, weights, first, texts = educational.words_of(docs, "bytes", "gpt2")
+    slow = educational.learn_merges(words, weights, 200, first, texts=texts, record_top=8)
+    p = prepare(docs, "bytes", "gpt2")
+    assert train_ids(p.sequences, 200, p.n_base, rules=rules_for("first"), record_top=8) == slow
 
 
 # -- the reference table ------------------------------------------------------------------
@@ -91,7 +116,7 @@ def test_toy_corpus_reproduces_reference_table(toy_reference):
 @pytest.mark.parametrize("tie_break", bpeviz.TIE_BREAKS)
 @pytest.mark.parametrize("level", bpeviz.LEVELS)
 @pytest.mark.parametrize("pretokenizer", PRETOKENIZERS)
-def test_fast_matches_naive_on_toy_and_udhr(tie_break, level, pretokenizer):
+def test_fast_matches_the_educational_trainer_on_toy_and_udhr(tie_break, level, pretokenizer):
     for key, n in (("toy_pt", 60), ("udhr-pt", 120)):
         docs = corpora.documents(key)
         assert fast_train_rows(docs, level, pretokenizer, n, tie_break) == oracle_rows(docs, level, pretokenizer, n, tie_break)
@@ -99,13 +124,13 @@ def test_fast_matches_naive_on_toy_and_udhr(tie_break, level, pretokenizer):
 
 @pytest.mark.slow  # two thirds of the suite's time outside the browser: CI runs it, the quick run does not
 @pytest.mark.parametrize("tie_break", bpeviz.TIE_BREAKS)
-def test_fast_matches_naive_on_english_to_4096(tie_break):
+def test_fast_matches_the_educational_trainer_on_english_to_4096(tie_break):
     docs = [corpora.corpus_text("english")]
     n = 4096 - 256
     assert fast_train_rows(docs, "bytes", "gpt2", n, tie_break) == oracle_rows(docs, "bytes", "gpt2", n, tie_break)
 
 
-def test_fast_matches_naive_on_raw_english():
+def test_fast_matches_the_educational_trainer_on_raw_english():
     docs = [corpora.corpus_text("english")[:40_000]]
     assert fast_train_rows(docs, "bytes", "none", 300, "first") == oracle_rows(docs, "bytes", "none", 300, "first")
 
@@ -113,7 +138,7 @@ def test_fast_matches_naive_on_raw_english():
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(docs=CORPUS_STRATEGY, tie_break=st.sampled_from(bpeviz.TIE_BREAKS), level=st.sampled_from(bpeviz.LEVELS),
        pretokenizer=st.sampled_from(PRETOKENIZERS))
-def test_fast_matches_naive_on_random_corpora(docs, tie_break, level, pretokenizer):
+def test_fast_matches_the_educational_trainer_on_random_corpora(docs, tie_break, level, pretokenizer):
     assert fast_train_rows(docs, level, pretokenizer, 40, tie_break) == oracle_rows(docs, level, pretokenizer, 40, tie_break)
 
 

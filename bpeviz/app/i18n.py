@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -43,9 +44,10 @@ def source_label(source: object, language: str | None = None) -> str:
     """What a lesson trains on, in the interface language (file names as they are): the string source_<kind>."""
     if not hasattr(source, "label_values"):
         return str(getattr(source, "label", ""))
-    values = source.label_values()  # type: ignore[attr-defined]
+    values = source.label_values()
     if "corpus" in values:
         return corpus_label(values["corpus"], language)
+    # every source kind has kind and label
     return t(f"source_{source.kind}", language, default=str(source.label), **values)  # type: ignore[attr-defined]
 
 
@@ -65,7 +67,7 @@ def lang() -> str:
     return str(st.session_state.get("lang", "en"))
 
 
-def bound(format_option: Callable[[object, str], str]) -> Callable[[object], str]:
+def bound(format_option: Callable[[Any, str], str]) -> Callable[[Any], str]:
     """A widget format_func from format_option(option, language), with this run's language bound now.
 
     Streamlit may call a format_func after the run, when the session's language cannot be read.

@@ -23,6 +23,7 @@ from bpeviz import formats
 from bpeviz.core.errors import BpevizError
 from bpeviz.core.records import Settings
 from bpeviz.lessons import mix, render, sources, steps
+from bpeviz.models.base import TokenizerBase
 from bpeviz.pretrained.encodings import ENCODINGS, reference
 from bpeviz.trainers.bpe import corpus_words
 
@@ -180,7 +181,7 @@ MIX_CACHE_BYTES = 200_000_000  # the language-mix runs together (a default mix a
 @st.cache_resource
 def mix_runs() -> Kept:
     """Language-mix runs keyed by (weights, vocab size, parity), bounded by the bytes of their tokenizers."""
-    return Kept(MIX_CACHE_BYTES, size_of=lambda run: approx_bytes(run.tok))  # type: ignore[attr-defined]
+    return Kept(MIX_CACHE_BYTES, size_of=lambda run: approx_bytes(run.tok))
 
 
 def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Callable[[int, int], None] | None = None,
@@ -220,7 +221,7 @@ def warm_up() -> threading.Thread:
 
 
 @st.cache_resource(max_entries=2, ttl=900, show_spinner=False)
-def imported(digest: str, name: str, n_merges: int, _data: bytes) -> bpeviz.Tokenizer:
+def imported(digest: str, name: str, n_merges: int, _data: bytes) -> TokenizerBase:
     """A tokenizer file read once per content and prefix, not on every rerun (a million-entry vocabulary takes seconds).
 
     Shared read-only like the trained runs; a file that does not read raises each time (errors are not kept).

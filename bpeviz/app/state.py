@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
@@ -58,7 +59,8 @@ class Field:
             raise ValueError(t("bad_value", field=name, value=_short(value))) from None
         if self.choices is not None and converted not in self.choices:
             raise ValueError(t("bad_choice", field=name, value=_short(value), choices=", ".join(map(str, self.choices))))
-        if (self.low is not None and converted < self.low) or (self.high is not None and converted > self.high):  # type: ignore[operator]
+        too_low = self.low is not None and converted < self.low  # type: ignore[operator]  # a number field
+        if too_low or (self.high is not None and converted > self.high):  # type: ignore[operator]  # a number field
             raise ValueError(t("out_of_range", field=name, value=_short(value), low=f"{self.low:,g}", high=f"{self.high:,g}"))
         return converted
 
@@ -118,7 +120,7 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("lang", "en", "lang", choices=tuple(LANGUAGES)),
     Field("live_class", "", "class"),  # a student's live class code (bpeviz_app/live.py)
 )}
-DEFAULTS = {key: f.default for key, f in FIELDS.items()}
+DEFAULTS: dict[str, Any] = {key: f.default for key, f in FIELDS.items()}
 SHADOW = "_w_"  # prefix of the key a bound widget gets (see bind); a bound choice is never a widget's, so it stays
 
 

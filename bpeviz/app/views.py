@@ -172,10 +172,10 @@ def compare(text: str, tok: bpeviz.Tokenizer | None, *, label: str | None = None
         chips(tokens, tok=tok, show_ids=True, marks=render.covering([tok.token_bytes(i) for i in ids], text, *span))
         rows.append((label, len(ids)))
     for name, encoding in ENCODINGS.items():
-        tokens = reference_tokens(name, text)
-        st.markdown(f"**{render.md(encoding.label)}** · {t('n_tokens_short', n=len(tokens))}")
-        chips(tokens, show_ids=True, reference_name=name, marks=render.covering([b for _, b in tokens], text, *span))
-        rows.append((encoding.label, len(tokens)))
+        pieces = reference_tokens(name, text)
+        st.markdown(f"**{render.md(encoding.label)}** · {t('n_tokens_short', n=len(pieces))}")
+        chips(list(pieces), show_ids=True, reference_name=name, marks=render.covering([b for _, b in pieces], text, *span))
+        rows.append((encoding.label, len(pieces)))
     if show_table and text:
         words = metrics.count_words(text)
         n_bytes = len(to_bytes(text))

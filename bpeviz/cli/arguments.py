@@ -18,7 +18,7 @@ from . import commands
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage mistake as one `bpeviz: error:` line and exit 2, as every other error."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> None:  # type: ignore[override]  # argparse's error never returns: it exits
         print(f"bpeviz: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
 

@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bpeviz import engine, formats
 from bpeviz.counting import blocks
@@ -173,7 +174,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
         ids = enc.encode_ordinary(args.text)
         pieces = [render.show(enc.decode_single_token_bytes(i)) for i in ids]
     else:
-        tok: Tokenizer = formats.load(args.tokenizer)  # type: ignore[assignment]
+        tok: Tokenizer = formats.load(args.tokenizer)  # type: ignore[assignment]  # encode --tokenizer takes a BPE file
         if args.trace and not isinstance(tok, Tokenizer):
             raise UsageError(f"--trace replays BPE merges; this is a {tok.algorithm} tokenizer")
         if args.trace:
@@ -188,20 +189,26 @@ def cmd_encode(args: argparse.Namespace) -> int:
     return 0
 
 
+def _counter(encoder: Any, *, continued: bool = False) -> Callable[[str, bool], int]:
+    """count(text, first part of a file): a real encoding's, or a bpeviz tokenizer's (continued: a dummy prefix goes
+    once before a whole file, not before each block of it)."""
+    if continued:
+        return lambda text, first: len(encoder.encode_ordinary(text, continued=not first))
+    return lambda text, first: len(encoder.encode_ordinary(text))
+
+
 def _token_counters(args: argparse.Namespace) -> tuple[list[tuple[str, Callable[[str, bool], int]]], str]:
     """(label, count(text, first part of a file)) per chosen tokenizer, and a split the files may be cut at."""
     from bpeviz.pretrained.encodings import reference
 
     counters: list[tuple[str, Callable[[str, bool], int]]] = []
     for name in args.encoding or ([] if args.tokenizer else ["cl100k_base"]):
-        enc = reference(name)
-        counters.append((name, lambda text, first, enc=enc: len(enc.encode_ordinary(text))))
+        counters.append((name, _counter(reference(name))))
     cut_at = "gpt2"  # every reference's split, like GPT-2's, never crosses a space that follows a non-space
     if args.tokenizer:
         tok = formats.import_file(args.tokenizer)
         # a dummy prefix goes once before a whole file, not before each block of it
-        counters.append((Path(args.tokenizer).name,
-                         lambda text, first, tok=tok: len(tok.encode_ordinary(text, continued=not first))))
+        counters.append((Path(args.tokenizer).name, _counter(tok, continued=True)))
         if not splits.is_chunkable(tok.settings.pretokenizer):
             cut_at = tok.settings.pretokenizer  # read such files whole
     return counters, cut_at

@@ -19,7 +19,7 @@ def token_text(token: str | bytes, literal: bool = False) -> str:
     return repr(token) if literal else render.show(token)
 
 
-def merge_lines(merges: Sequence[Merge], literal: bool = False) -> list[str]:
+def merge_lines(merges: Sequence[Merge | WordPieceMerge], literal: bool = False) -> list[str]:
     """One aligned line per merge. Example: "merge   1: ␣ + n   -> ␣n  (7 times)" """
     pairs = [f"{token_text(m.left, literal)} + {token_text(m.right, literal)}" for m in merges]
     tokens = [token_text(m.token, literal) for m in merges]
@@ -37,7 +37,7 @@ def merge_lines(merges: Sequence[Merge], literal: bool = False) -> list[str]:
 def wordpiece_lines(merges: Sequence[WordPieceMerge]) -> list[str]:
     """merge_lines for WordPiece: each line also gives the score and, when it differs, the pair BPE would take."""
     lines = []
-    for line, m in zip(merge_lines(merges), merges):  # type: ignore[arg-type]
+    for line, m in zip(merge_lines(merges), merges):
         line += f"  score {m.score:.3g}"
         if m.most_frequent and m.most_frequent[:2] != (m.left, m.right):
             left, right, count, _ = m.most_frequent
@@ -61,7 +61,7 @@ def round_line(r: PruneRound) -> str:
             f"{r.tokens:,} tokens; pruned {pruned}{', …' if len(r.pruned) > 6 else ''}")
 
 
-def merge_json(m: Merge) -> str:
+def merge_json(m: Merge | WordPieceMerge) -> str:
     def enc(token: str | bytes) -> str:
         return token.decode("utf-8", errors="backslashreplace") if isinstance(token, bytes) else token
 

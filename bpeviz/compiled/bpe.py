@@ -95,7 +95,7 @@ class Out(NamedTuple):
 
     left: np.ndarray
     right: np.ndarray
-    count: np.ndarray
+    counts: np.ndarray  # (not `count`: a NamedTuple has a count method)
     after: np.ndarray
     n_ties: np.ndarray
     ties: np.ndarray  # (merge, tie, left/right)
@@ -117,7 +117,7 @@ def _layout(sequences: Sequence[tuple[Sequence[int], int]]) -> tuple[np.ndarray,
     word[0] = False
     word[np.cumsum(lens + 1)] = False
     if kept and all(isinstance(ids, bytes) for ids, _ in kept):
-        tok[word] = np.frombuffer(b"".join(ids for ids, _ in kept), np.uint8)  # type: ignore[misc]
+        tok[word] = np.frombuffer(b"".join(ids for ids, _ in kept), np.uint8)  # type: ignore[misc]  # bytes are sequences of ints
     else:
         tok[word] = np.fromiter(chain.from_iterable(ids for ids, _ in kept), np.int64, int(lens.sum()))
     wt = np.zeros(n, np.int64)
@@ -169,7 +169,7 @@ def _texts(texts: Sequence[str | bytes], n_tokens: int, room: int) -> dict[str, 
         kb[off[k]:off[k] + len(key)] = np.frombuffer(key, np.uint8)
     t_len = np.zeros(n_tokens, np.int64)
     t_len[:len(texts)] = [len(t) for t in texts]
-    return {"t_off": off, "t_blen": blen, "k_blen": klen, "t_len": t_len, "tb": tb, "kb": kb, "used": np.int64(used)}
+    return {"t_off": off, "t_blen": blen, "k_blen": klen, "t_len": t_len, "tb": tb, "kb": kb, "used": np.array(used)}
 
 
 def _state(sequences: Sequence[tuple[Sequence[int], int]], n_tokens: int, rules: Rules, replaying: bool,
@@ -285,18 +285,18 @@ class _Run:
 
 
 def _out(rows: int, record_top: int) -> Out:
-    return Out(left=np.zeros(rows, np.int64), right=np.zeros(rows, np.int64), count=np.zeros(rows, np.int64),
+    return Out(left=np.zeros(rows, np.int64), right=np.zeros(rows, np.int64), counts=np.zeros(rows, np.int64),
                after=np.zeros(rows, np.int64), n_ties=np.zeros(rows, np.int64),
                ties=np.zeros((rows, MAX_TIES_RECORDED, 2), np.int64), n_top=np.zeros(rows, np.int64),
                top=np.zeros((rows, max(record_top, 1), 3), np.int64))
 
 
 def _records(out: Out, rows: int, first_token: int) -> list[RawMerge]:
-    lefts, rights, counts, afters = (a[:rows].tolist() for a in (out.left, out.right, out.count, out.after))
-    ties = [()] * rows
+    lefts, rights, counts, afters = (a[:rows].tolist() for a in (out.left, out.right, out.counts, out.after))
+    ties: list[tuple] = [()] * rows
     for k in np.flatnonzero(out.n_ties[:rows]).tolist():
         ties[k] = tuple(map(tuple, out.ties[k, :out.n_ties[k]].tolist()))
-    top = [()] * rows
+    top: list[tuple] = [()] * rows
     for k in np.flatnonzero(out.n_top[:rows]).tolist():
         top[k] = tuple(map(tuple, out.top[k, :out.n_top[k]].tolist()))
     return [RawMerge(lefts[k], rights[k], first_token + k, counts[k], ties[k], afters[k], top[k]) for k in range(rows)]

@@ -20,7 +20,8 @@ FNV_OFFSET, FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3)
 SPACE_KEY = "▁".encode()  # the text rule reads a space as SentencePiece's ▁
 
 
-JIT = njit(cache=True, nogil=True, _nrt=False)  # no reference counts (numba's NRT): the loop allocates nothing
+# No reference counts (numba's NRT): the loop allocates nothing. _nrt is numba's own switch, missing from its stubs.
+JIT = njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]
 
 
 # -- the heap ------------------------------------------------------------------------------

@@ -267,7 +267,7 @@ def train_chunk(st, out, mode, overlapping, unique, reads_texts, first_token, m,
             add_text(st, token, left, right, unique)
         merge_slot(st, mode, overlapping, s, token)
         row = m - row0
-        out.left[row], out.right[row], out.count[row], out.after[row] = left, right, -b1, st.sc[TOTAL]
+        out.left[row], out.right[row], out.counts[row], out.after[row] = left, right, -b1, st.sc[TOTAL]
         out.n_ties[row], out.n_top[row] = r[3], r[4]
         m += 1
     return m, OK
@@ -299,7 +299,7 @@ def replay_chunk(st, out, mode, overlapping, reads_texts, first_token, pairs, m,
             add_text(st, token, left, right, False)
         if count > 0:
             merge_slot(st, mode, overlapping, s, token)
-        out.left[row], out.right[row], out.count[row], out.after[row], out.n_ties[row] = left, right, count, st.sc[TOTAL], 0
+        out.left[row], out.right[row], out.counts[row], out.after[row], out.n_ties[row] = left, right, count, st.sc[TOTAL], 0
         m += 1
     return m, OK
 

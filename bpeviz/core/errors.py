@@ -6,6 +6,8 @@ in `values`. It is a ValueError, so `except ValueError` still catches it.
 
 from __future__ import annotations
 
+from collections.abc import Sized
+
 
 class BpevizError(ValueError):
     """Bad input: str(error) says what to do; error.code and error.values let an interface say it in another language."""
@@ -29,5 +31,5 @@ def cut(value: object, limit: int = 40) -> str:
     text = repr(value)
     if len(text) <= limit:
         return text
-    size = f" ({len(value):,} long)" if hasattr(value, "__len__") else ""  # type: ignore[arg-type]
+    size = f" ({len(value):,} long)" if isinstance(value, Sized) else ""
     return text[: limit - 3] + "…" + text[-1] + size

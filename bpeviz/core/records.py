@@ -130,7 +130,7 @@ class Prepared:
     """A corpus as the trainer reads it: (base ids, count) per distinct pre-token, in corpus order."""
 
     alphabet: list[str] | None  # None at level bytes
-    sequences: list[tuple[Sequence[int], int]] = field(default_factory=list)
+    sequences: Sequence[tuple[Sequence[int], int]] = field(default_factory=list)
     corpus_bytes: int = 0
     corpus_tokens: int = 0
 
@@ -147,6 +147,14 @@ class TraceStep:
     pieces: tuple[Token, ...]
     merge: Merge | None = None
     fired: int = 0  # how many places the merge fired
+
+
+def join(left: Token, right: Token) -> Token:
+    """Two tokens joined: str + str at level chars, bytes + bytes at level bytes (a table never mixes them).
+
+    Example: join(" g", "ato") -> " gato"
+    """
+    return left + right  # type: ignore[operator]  # both str or both bytes: one level per tokenizer
 
 
 def to_bytes(text: str) -> bytes:

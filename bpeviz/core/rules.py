@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .byte_chars import BYTE_CHARS
 from .ids import Pair
+from .records import join
 
 
 def _hf_byte_order() -> list[int]:
@@ -60,7 +61,7 @@ def hf_key(pair: Pair) -> Pair:
 
 def text_key(left: str | bytes, right: str | bytes) -> tuple[int, bytes]:
     """Length, then UTF-8, of the merged token, a space written as SentencePiece's ▁ (which sorts after letters)."""
-    merged = left + right  # type: ignore[operator]
+    merged = join(left, right)
     raw = merged if isinstance(merged, bytes) else merged.encode("utf-8", "surrogateescape")
     return (len(merged), raw.replace(b" ", "▁".encode()))
 

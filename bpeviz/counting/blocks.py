@@ -171,6 +171,7 @@ def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1
     if scheduler:
         with cluster.connect(scheduler) as (client, n):
             return cluster.count_blocks(
+                # the cluster hands the same arguments
                 client, blocks, pretokenizer, n, lambda *job: _add_in_order(*job, advance=advance))  # type: ignore[misc]
     counts: Counter[str] = Counter()
     if workers <= 1:

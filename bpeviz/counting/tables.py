@@ -160,4 +160,5 @@ def _table(counts: Counter[str], meta: Mapping, pretokenizer: str | None, path: 
         raise BpevizError("counts_other_pretokenizer",
                           f"{path} was counted with pretokenizer {cut_with!r}, not {pretokenizer!r}; train with the same one",
                           counted=cut_with, wanted=pretokenizer)
+    # the header was checked to hold a string
     return CountTable(counts, cut_with or pretokenizer, bool(meta.get("dummy_prefix", False)))  # type: ignore[arg-type]

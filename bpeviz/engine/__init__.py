@@ -13,17 +13,18 @@ from __future__ import annotations
 
 from .base import Engine, UnigramSteps
 from .choice import (
-           AUTO_MIN_SYMBOLS,
-           ENGINES,
-           INSTALL_HINT,
-           STATUSES,
-           check,
-           engines,
-           is_warm,
-           resolve,
-           start_background,
-           status,
-           warm,
+    AUTO_MIN_SYMBOLS,
+    ENGINES,
+    INSTALL_HINT,
+    STATUSES,
+    check,
+    engines,
+    is_warm,
+    load_ready,
+    resolve,
+    start_background,
+    status,
+    warm,
 )
 from .compiled import COMPILED, CompiledEngine
 from .encoder import ENCODER, CompiledEncoder

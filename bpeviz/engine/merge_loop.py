@@ -20,12 +20,14 @@ import heapq
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from itertools import repeat
+from typing import Any
 
 from bpeviz.core.ids import ID_SHIFT, SEPARATOR, SHIFT, SHIFT2, Pair, RawMerge, pack, unpack
 from bpeviz.core.records import MAX_TIES_RECORDED
 from bpeviz.core.rules import Rules, hf_key
 
-Entry = tuple[int, object, int]  # (true count, sort key, packed pair), popped from the heap and checked
+SortKey = Any  # one int (-count * SHIFT + tie key) for the position and id rules, a tuple for the text rule
+Entry = tuple[int, SortKey, int]  # (true count, sort key, packed pair), popped from the heap and checked
 
 
 class MergeLoop:
@@ -41,25 +43,23 @@ class MergeLoop:
         self.rules = rules
         self.first_rule = rules.tie.uses_position
         self.overlapping = rules.overlapping
-        self.texts = list(rules.texts)  # id -> text, grows with every merge (only when a rule reads it)
+        self.texts: list[Any] = list(rules.texts)  # id -> text (all str, or all bytes), grows with every merge
         self.reads_texts = rules.tie.kind == "text" or rules.unique_tokens
         self.known_texts = set(self.texts) if rules.unique_tokens else set()
         self.total = sum(len(ids) * w for ids, w in kept)
         self.uniform = all(w == 1 for _, w in kept)
         self._count_pairs()
         self.skip: dict[int, int] = {}  # packed pair -> how many leading entries of where[pair] are dead
-        # For the position and id rules the sort key is one int, -count * SHIFT + tie key (0 <= tie
-        # key < SHIFT), and a heap entry is one int too, sort key * SHIFT + packed pair: the heap then
-        # compares ints, not tuples (twice as fast). The text rule keeps tuples ((-count, tie key),
-        # packed pair). Counts are upper bounds, fixed when they surface.
+        # A heap entry is one int, sort key * SHIFT + packed pair (ints compare twice as fast as tuples), or for the
+        # text rule a tuple (sort key, packed pair). Counts are upper bounds, fixed when they surface.
         self.shift = 0 if rules.tie.kind == "text" else SHIFT
-        self.heap = [self._entry(self._sort_key(self._count(key), key, self.where[key][0]), key) for key in self.counts]
+        where = self.where
+        self.heap: list[Any] = [self._entry(self._sort_key(self._count(key), key, where[key][0]), key) for key in self.counts]
         heapq.heapify(self.heap)
         self.ready: list[Entry] = []  # checked entries in exact order, ahead of the heap
 
     def _lay_out(self, kept: list[tuple[Sequence[int], int]]) -> None:
-        """One array for the whole corpus, a separator before and after every sequence, so that no
-        neighbour test needs a bounds check: the separator's token matches no pair."""
+        """One array for the whole corpus, a separator around every sequence: no neighbour test needs a bounds check."""
         tokens = [SEPARATOR]  # position -> token id; -1 once merged away
         weight = [0]  # position -> its sequence's weight
         for ids, w in kept:
@@ -119,7 +119,7 @@ class MergeLoop:
             return self._run_count(key)
         return count
 
-    def _sort_key(self, count: int, key: int, position: int) -> object:
+    def _sort_key(self, count: int, key: int, position: int) -> SortKey:
         """The heap's order: the higher count first, then the tie rule (position: the pair's first known position)."""
         kind = self.rules.tie.kind
         if kind == "position":
@@ -130,9 +130,9 @@ class MergeLoop:
             return -count * SHIFT + pack(hf_key(unpack(key)))
         return (-count, self.rules.tie.order(unpack(key), position, self.texts))
 
-    def _entry(self, sort_key: object, key: int) -> object:
+    def _entry(self, sort_key: SortKey, key: int) -> Any:
         """A heap entry: one int for the int sort keys, a tuple for the text rule's."""
-        return sort_key * SHIFT + key if self.shift else (sort_key, key)  # type: ignore[operator]
+        return sort_key * SHIFT + key if self.shift else (sort_key, key)
 
     def _pop_best(self) -> Entry | None:
         """Pop the best pair with its true count and sort key, fixing stale heap entries on the way.
@@ -143,7 +143,7 @@ class MergeLoop:
         heap, ready, counts, overlapping, shift = self.heap, self.ready, self.counts, self.overlapping, self.shift
         tokens, nxt, first_rule = self.tokens, self.nxt, self.first_rule
         while heap or ready:
-            if ready and (not heap or ready[0][1] < (heap[0] // SHIFT if shift else heap[0][0])):  # type: ignore[index]
+            if ready and (not heap or ready[0][1] < (heap[0] // SHIFT if shift else heap[0][0])):
                 return ready.pop(0)
             sort_key, key = divmod(heapq.heappop(heap), SHIFT) if shift else heapq.heappop(heap)
             count = counts.get(key, 0)
@@ -152,15 +152,15 @@ class MergeLoop:
             if not overlapping:
                 count = self._count(key)
             if first_rule:
-                stored, position = divmod(sort_key, SHIFT)  # type: ignore[operator]
+                stored, position = divmod(sort_key, SHIFT)
                 # positions only die: a stored first occurrence that still holds the pair is still the first
                 if not (tokens[position] == key // ID_SHIFT and tokens[nxt[position]] == key % ID_SHIFT):
                     position = self._first_position(key)
-                if count != -stored or position != sort_key - stored * SHIFT:  # type: ignore[operator]
+                if count != -stored or position != sort_key - stored * SHIFT:
                     heapq.heappush(heap, (-count * SHIFT + position) * SHIFT + key)
                     continue
                 return count, sort_key, key
-            stored = -(sort_key // shift) if shift else -sort_key[0]  # type: ignore[index,operator]
+            stored = -(sort_key // shift) if shift else -sort_key[0]
             if count != stored:
                 heapq.heappush(heap, self._entry(self._sort_key(count, key, 0), key))
                 continue
@@ -186,7 +186,7 @@ class MergeLoop:
             now = self._count(key)
             if not now:
                 continue
-            if now == count and (not self.first_rule or self._holds(sort_key % SHIFT, key)):  # type: ignore[operator]
+            if now == count and (not self.first_rule or self._holds(sort_key % SHIFT, key)):
                 kept.append(entry)
                 continue
             # a merge touched it: back to the heap, where its new key is sorted among the rest
@@ -216,7 +216,7 @@ class MergeLoop:
                 if ready and ready[0][0] == count:
                     want_tie = True
                 elif heap:
-                    want_tie = (-(heap[0] // SHIFT2) if shift else -heap[0][0][0]) >= count  # type: ignore[index,operator]
+                    want_tie = (-(heap[0] // SHIFT2) if shift else -heap[0][0][0]) >= count
                 else:
                     want_tie = False
             else:
@@ -252,7 +252,7 @@ class MergeLoop:
             self._keep(held)  # the pairs popped behind it go back, checked, ahead of the heap
             count, _, key = best
             left, right = divmod(key, ID_SHIFT)
-            if self.known_texts and self.texts[left] + self.texts[right] in self.known_texts:  # type: ignore[operator]
+            if self.known_texts and self.texts[left] + self.texts[right] in self.known_texts:
                 self._forget(key)  # made by another path already: learned once (SentencePiece)
                 continue
             token = first_token + len(merges)
@@ -277,7 +277,7 @@ class MergeLoop:
             if count:
                 self._merge(key, token)
             elif self.reads_texts:
-                self.texts.append(self.texts[pair[0]] + self.texts[pair[1]])  # type: ignore[operator]
+                self.texts.append(self.texts[pair[0]] + self.texts[pair[1]])
             merges.append(RawMerge(pair[0], pair[1], token, count, (), self.total, top))
             if progress is not None and (step % 64 == 0 or step == len(pairs) - 1):
                 progress(step + 1, len(pairs))
@@ -287,7 +287,7 @@ class MergeLoop:
         tokens, nxt, prv = self.tokens, self.nxt, self.prv
         left, right = divmod(key, ID_SHIFT)
         if self.reads_texts:  # the new token's text, before keys of the pairs it makes are computed
-            self.texts.append(self.texts[left] + self.texts[right])  # type: ignore[operator]
+            self.texts.append(self.texts[left] + self.texts[right])
             if self.rules.unique_tokens:
                 self.known_texts.add(self.texts[-1])
         # Step 1. Each occurrence turns (before, left) into (before, token) and (right, after) into

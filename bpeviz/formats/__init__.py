@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bpeviz.core.byte_chars import BYTE_CHARS, CHAR_BYTES
 from bpeviz.core.errors import cut
-from bpeviz.models.bpe import Tokenizer, TokenizerBase
+from bpeviz.models.base import TokenizerBase
 from bpeviz.models.serial import FORMAT_NAME, FORMAT_VERSION, dumps, to_dict
 
 from . import model_files
@@ -64,8 +64,8 @@ class Format:
     label: str
     extension: str
     note: str
-    write: Callable[[Tokenizer], bytes]
-    sidecar: Callable[[Tokenizer], bytes] | None = None  # a second file written beside the first
+    write: Callable[[TokenizerBase], bytes]  # refuses, with a message, a tokenizer its format cannot hold
+    sidecar: Callable[[TokenizerBase], bytes] | None = None  # a second file written beside the first
 
 
 def write_json(tok: TokenizerBase) -> bytes:
@@ -94,7 +94,7 @@ def export(tok: TokenizerBase, fmt: str) -> bytes:
     """The file contents of tok in format fmt (a key of FORMATS)."""
     if fmt not in FORMATS:
         raise ValueError(f"Unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}.")
-    return FORMATS[fmt].write(tok)  # type: ignore[arg-type]
+    return FORMATS[fmt].write(tok)
 
 
 def import_data(data: bytes, name: str = "", *, n_merges: int | None = None, sidecar: bytes | None = None) -> TokenizerBase:
@@ -131,7 +131,7 @@ def _import_json(obj: object, name: str, n_merges: int | None) -> TokenizerBase:
         return tok if n_merges is None else tok.truncated(n_merges)
     model = obj.get("model") if isinstance(obj, dict) else None
     if isinstance(model, dict) and model.get("type") in ("WordPiece", "Unigram"):
-        return model_files.import_hf(obj, name)  # type: ignore[arg-type]
+        return model_files.import_hf(obj, name)  # type: ignore[arg-type]  # a dict, checked just above
     if not isinstance(model, dict) or model.get("type") != "BPE":
         raise ValueError(f"{name} is JSON but not a Hugging Face tokenizer.json (BPE, WordPiece, Unigram) nor a bpeviz file.")
-    return import_hf(obj, name, n_merges)  # type: ignore[arg-type]
+    return import_hf(obj, name, n_merges)  # type: ignore[arg-type]  # a dict, checked just above

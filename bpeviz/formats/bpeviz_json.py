@@ -87,8 +87,9 @@ def _raw_merges_from(data: object, n_base: int) -> list[RawMerge]:
             raise ValueError(f"Merge {k + 1} uses a token that did not exist yet (ids {left}, {right}).")
         ties = _pairs_of(entry.get("ties", []), f"merge {k + 1}'s ties", 2, token_id)
         top = _pairs_of(entry.get("top", []), f"merge {k + 1}'s top pairs", 3, token_id)
-        raw.append(RawMerge(left, right, token_id, whole(entry.get("count", 0), f"merge {k + 1}'s count"),
-                            ties, whole(entry.get("tokens_after", 0), f"merge {k + 1}'s tokens_after"), top))  # type: ignore[arg-type]
+        count = whole(entry.get("count", 0), f"merge {k + 1}'s count")
+        after = whole(entry.get("tokens_after", 0), f"merge {k + 1}'s tokens_after")
+        raw.append(RawMerge(left, right, token_id, count, ties, after, top))  # type: ignore[arg-type]  # _pairs_of checked ints
     return raw
 
 
@@ -102,6 +103,7 @@ def from_dict(data: object) -> Tokenizer:
     try:
         settings = _settings_from(data.get("settings"))
         if settings.algorithm not in BPE_LIKE:
+            # a WordPiece or Unigram tokenizer, as the file says
             return model_files.from_dict(data, settings)  # type: ignore[return-value]
         alphabet = _alphabet_from(data.get("alphabet"), settings.level)
         n_base = 256 if alphabet is None else len(alphabet)
@@ -123,7 +125,7 @@ def _superword(tok: Tokenizer, entries: list) -> Tokenizer:
     merges = [replace(m, stage=stage) for m, stage in zip(tok.merges, stages)]
     kind = BoundlessTokenizer if tok.settings.algorithm == "boundless" else Tokenizer
     return kind(settings=tok.settings, alphabet=tok.alphabet, merges=merges, corpus_bytes=tok.corpus_bytes,
-                corpus_tokens=tok.corpus_tokens, special_tokens=tok.special_tokens)
+                corpus_tokens=tok.corpus_tokens, special_tokens=tuple(tok.special_tokens), encoder=tok.encoder)
 
 
 def load(path: str | Path) -> TokenizerBase:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from bpeviz.core.errors import BpevizError, cut
 from bpeviz.core.records import SUPERWORD_ALGORITHMS, Token
+from bpeviz.models.base import TokenizerBase
+from bpeviz.models.bpe import Tokenizer
 from bpeviz.pre_tokenizers import splits
 
 MATCH_ALL = r"[\s\S]+"  # a split pattern for "no split": the whole text is one piece
@@ -11,7 +13,8 @@ LABELS = {"json": "bpeviz JSON", "csv": "CSV merge table", "vocab": "vocab listi
           "hf": "Hugging Face tokenizer.json"}  # format name -> how messages name it
 
 
-def require_bpe(tok, fmt: str) -> None:
+def require_bpe(tok: TokenizerBase, fmt: str) -> Tokenizer:
+    """tok itself, as a BPE tokenizer; else a BpevizError that says which formats hold it."""
     if tok.algorithm in SUPERWORD_ALGORITHMS:
         raise BpevizError("export_superword", f"The {LABELS[fmt]} format cannot say where merges may cross words; "
                           f"keep this {tok.algorithm} tokenizer as bpeviz JSON.", format=fmt, algorithm=tok.algorithm)
@@ -19,10 +22,13 @@ def require_bpe(tok, fmt: str) -> None:
         label = LABELS[fmt]
         raise BpevizError("export_needs_bpe", f"The {label} format holds BPE merges; this is a {tok.algorithm} tokenizer. "
                           "Export it as bpeviz JSON or a Hugging Face tokenizer.json.", format=fmt, algorithm=tok.algorithm)
+    assert isinstance(tok, Tokenizer)  # every tokenizer of algorithm "bpe" is one
+    return tok
 
 
-def require_bytes(tok, fmt: str) -> None:
-    require_bpe(tok, fmt)
+def require_bytes(tok: TokenizerBase, fmt: str) -> Tokenizer:
+    """tok itself, as a bytes-level BPE tokenizer; else a BpevizError."""
+    bpe = require_bpe(tok, fmt)
     if tok.level != "bytes":
         label = LABELS[fmt]
         raise BpevizError(
@@ -31,9 +37,10 @@ def require_bytes(tok, fmt: str) -> None:
             f"which {label} cannot express. Retrain at level 'bytes' to export it.",
             format=fmt,
         )
+    return bpe
 
 
-def require_unique_tokens(tok, fmt: str) -> None:
+def require_unique_tokens(tok: Tokenizer, fmt: str) -> None:
     seen: dict[Token, int] = {}
     for m in tok.merges:
         if m.token in seen:
@@ -46,7 +53,7 @@ def require_unique_tokens(tok, fmt: str) -> None:
         seen[m.token] = m.rank
 
 
-def split_pattern(tok) -> str:
+def split_pattern(tok: TokenizerBase) -> str:
     """The regex a foreign tokenizer should split with; refuses custom patterns that leave gaps."""
     pattern = splits.resolve(tok.settings.pretokenizer)
     if pattern is None:

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from bpeviz.core.byte_chars import hf_bytes, hf_str
 from bpeviz.core.errors import BpevizError, cut
+from bpeviz.models.base import TokenizerBase
 from bpeviz.models.bpe import Tokenizer
 
 from . import hf_split, model_files
@@ -15,7 +16,7 @@ from .file_checks import a_list
 from .listings import from_pairs, keep_file_ids
 
 
-def hf_tokenizer_json(tok: Tokenizer) -> dict:
+def hf_tokenizer_json(tok: TokenizerBase) -> dict:
     """A Hugging Face tokenizer.json (byte-level BPE) that keeps bpeviz's ids.
 
     `<|endoftext|>` is an added special token, as in GPT-2's own file: HF encodes that string as
@@ -24,12 +25,12 @@ def hf_tokenizer_json(tok: Tokenizer) -> dict:
     """
     if not isinstance(tok, Tokenizer):
         return model_files.hf_json(tok, split_pattern(tok), hf_refusal)
-    require_bytes(tok, "hf")
+    tok = require_bytes(tok, "hf")
     require_unique_tokens(tok, "hf")
     pattern = split_pattern(tok)
     vocab = {hf_str(bytes([b])): b for b in range(256)}
-    vocab.update({hf_str(m.token): m.id for m in tok.merges})  # type: ignore[arg-type]
-    merges = [[hf_str(m.left), hf_str(m.right)] for m in tok.merges]  # type: ignore[arg-type]
+    vocab.update({hf_str(m.token): m.id for m in tok.merges if isinstance(m.token, bytes)})  # bytes level: all
+    merges = [[hf_str(bytes(m.left)), hf_str(bytes(m.right))] for m in tok.merges]  # type: ignore[arg-type]  # bytes
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
     pre = [byte_level] if pattern == MATCH_ALL else [hf_split.split_step(split_pattern(tok)), byte_level]
     return {
@@ -54,7 +55,7 @@ def hf_refusal(message: str) -> BpevizError:
     return BpevizError("export_duplicate_token", message, format="hf")
 
 
-def write_hf(tok: Tokenizer) -> bytes:
+def write_hf(tok: TokenizerBase) -> bytes:
     return json.dumps(hf_tokenizer_json(tok), ensure_ascii=False).encode()
 
 

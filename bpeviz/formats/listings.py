@@ -10,9 +10,10 @@ from collections.abc import Callable
 from bpeviz.core.byte_chars import CHAR_BYTES
 from bpeviz.core.errors import cut
 from bpeviz.core.ids import RawMerge
-from bpeviz.core.records import LEVELS, Settings, Token
+from bpeviz.core.records import LEVELS, Settings, Token, join
 from bpeviz.core.token_text import escape_token, unescape_token
 from bpeviz.engine import ENCODER
+from bpeviz.models.base import TokenizerBase
 from bpeviz.models.bpe import Tokenizer, build
 
 from .export_checks import require_bpe
@@ -21,9 +22,9 @@ VOCAB_HEADER = "# bpeviz vocab listing"
 CSV_COLUMNS = ["rank", "left", "right", "token", "id", "count", "tokens_after", "level"]
 
 
-def write_csv(tok: Tokenizer) -> bytes:
+def write_csv(tok: TokenizerBase) -> bytes:
     """The merge table; tokens escaped reversibly (escape_token), so `bpeviz check` and import read it back."""
-    require_bpe(tok, "csv")
+    tok = require_bpe(tok, "csv")
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
@@ -33,9 +34,9 @@ def write_csv(tok: Tokenizer) -> bytes:
     return out.getvalue().encode()
 
 
-def write_vocab(tok: Tokenizer) -> bytes:
+def write_vocab(tok: TokenizerBase) -> bytes:
     """minbpe-style listing: "[a] id" per base symbol, then "[a][b] -> [ab] id" per merge; tokens escaped reversibly."""
-    require_bpe(tok, "vocab")
+    tok = require_bpe(tok, "vocab")
     esc = escape_token
     lines = [f"{VOCAB_HEADER}: level {tok.level}, pretokenizer {json.dumps(tok.settings.pretokenizer)}"]
     lines += [f"[{esc(tok.vocab[i])}] {i}" for i in range(tok.n_base)]
@@ -45,7 +46,7 @@ def write_vocab(tok: Tokenizer) -> bytes:
 
 def from_pairs(pairs: list[tuple[bytes, bytes]], pretokenizer: str = "gpt2") -> Tokenizer:
     """A bytes-level tokenizer whose merges are the given pairs in order (ids renumbered from 256)."""
-    return merges_from_tokens("bytes", None, pairs, "the file", pretokenizer)  # type: ignore[arg-type]
+    return merges_from_tokens("bytes", None, pairs, "the file", pretokenizer)  # type: ignore[arg-type]  # bytes are Tokens
 
 
 def gpt2_pairs(n_merges: int | None = None) -> list[tuple[bytes, bytes]]:
@@ -70,17 +71,17 @@ def gpt2_pairs(n_merges: int | None = None) -> list[tuple[bytes, bytes]]:
 def merges_from_tokens(level: str, alphabet: list[str] | None, pairs: list[tuple[Token, Token]], name: str,
                         pretokenizer: str = "gpt2") -> Tokenizer:
     """A tokenizer at `level` whose merges are the given token pairs, numbered bpeviz's way."""
-    base = alphabet if alphabet is not None else [bytes([b]) for b in range(256)]
+    base: list[Token] = list(alphabet) if alphabet is not None else [bytes([b]) for b in range(256)]
     ids: dict[Token, int] = {token: i for i, token in enumerate(base)}
     n_base = len(ids)
-    raw = []
+    raw: list[RawMerge] = []
     for left, right in pairs:
         if left not in ids or right not in ids:
             raise ValueError(f"In {name}, the merge {cut(left)} + {cut(right)} uses a token no earlier merge made; "
                              "the file is inconsistent.")
         token_id = n_base + len(raw)
         raw.append(RawMerge(ids[left], ids[right], token_id, 0, (), 0))
-        ids.setdefault(left + right, token_id)  # type: ignore[operator]
+        ids.setdefault(join(left, right), token_id)
     return build(Settings(vocab_size=n_base + len(raw), level=level, pretokenizer=pretokenizer), alphabet, raw, encoder=ENCODER)
 
 
@@ -99,9 +100,9 @@ def read_vocab(data: bytes, name: str = "the listing") -> Tokenizer:
     for line in lines[1:]:
         if " -> " in line:
             pair = line.split(" -> ", 1)[0]
-            left, right = pair[1:-1].split("][", 1) if pair.count("][") == 1 else (None, None)
-            if left is None:
+            if pair.count("][") != 1:
                 raise ValueError(f"{name}: cannot read the merge line {cut(line)}.")
+            left, right = pair[1:-1].split("][", 1)
             pairs.append((unescape_token(left, level), unescape_token(right, level)))
         elif line.strip():
             base.append(unescape_token(line.rsplit("] ", 1)[0][1:], level))
@@ -136,8 +137,8 @@ def keep_file_ids(tok: Tokenizer, id_of: Callable[[bytes], object]) -> Tokenizer
 
     A file that misses a token or gives two tokens one id keeps bpeviz's numbering.
     """
-    ids = {i: id_of(token) for i, token in tok.vocab.items()}  # type: ignore[arg-type]
+    ids = {i: id_of(token) for i, token in tok.vocab.items()}  # type: ignore[arg-type]  # a bytes-level table's tokens are bytes
     if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in ids.values()) \
             and len(set(ids.values())) == len(ids):
-        tok.with_file_ids(ids)  # type: ignore[arg-type]
+        tok.with_file_ids(ids)  # type: ignore[arg-type]  # every value was checked to be an int just above
     return tok

@@ -10,6 +10,8 @@ normalizer (lowercasing, accents) is not replayed; give text as the model expect
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bpeviz.core.errors import BpevizError, cut
 from bpeviz.core.records import ENDOFTEXT, PruneRound, Settings, WordPieceMerge
 from bpeviz.models.base import TokenizerBase
@@ -122,7 +124,7 @@ def _added(tok: TokenizerBase, extra: dict[str, int]) -> list[dict]:
 CONTINUATION_PREFIXES = (CONTINUATION, "#\t#")
 
 
-def _continuation_prefix(tok: TokenizerBase, continuations: list[str], refuse: type[Exception]) -> str:
+def _continuation_prefix(tok: TokenizerBase, continuations: list[str], refuse: Callable[[str], Exception]) -> str:
     """The first prefix of CONTINUATION_PREFIXES with which no continuation can be read as the start of a word."""
     split = tok.settings.pretokenizer
     for prefix in CONTINUATION_PREFIXES:
@@ -133,7 +135,7 @@ def _continuation_prefix(tok: TokenizerBase, continuations: list[str], refuse: t
                  "the bpeviz JSON, or train with a preset split that ends words at a tab.")
 
 
-def hf_json(tok: TokenizerBase, pattern: str, refuse: type[Exception] = ValueError) -> dict:
+def hf_json(tok: TokenizerBase, pattern: str, refuse: Callable[[str], Exception] = ValueError) -> dict:
     """tokenizer.json for a WordPiece or Unigram tokenizer split with pattern (formats.split_pattern checked it)."""
     body = {"version": "1.0", "truncation": None, "padding": None, "normalizer": None,
             "pre_tokenizer": hf_split.split_step(pattern), "post_processor": None}
@@ -144,10 +146,10 @@ def hf_json(tok: TokenizerBase, pattern: str, refuse: type[Exception] = ValueErr
     raise refuse(f"Not a WordPiece or Unigram tokenizer: {type(tok).__name__}.")
 
 
-def _wordpiece_json(tok: WordPieceTokenizer, body: dict, refuse: type[Exception]) -> dict:
+def _wordpiece_json(tok: WordPieceTokenizer, body: dict, refuse: Callable[[str], Exception]) -> dict:
     vocab: dict[str, int] = {}
     for i, token in tok.vocab.items():
-        if vocab.setdefault(token, i) != i:  # type: ignore[arg-type]
+        if vocab.setdefault(token, i) != i:  # type: ignore[arg-type]  # WordPiece's tokens are str
             raise refuse(f"Two tokens are both spelled {cut(token)} (one starts a word with '##', the other "
                          "continues one); tokenizer.json keys tokens by spelling, so it cannot hold both.")
     prefix = _continuation_prefix(tok, [parse(t)[1] for t in vocab if parse(t)[0]], refuse)
@@ -161,7 +163,7 @@ def _wordpiece_json(tok: WordPieceTokenizer, body: dict, refuse: type[Exception]
                       "max_input_chars_per_word": 1_000_000, "vocab": vocab}}
 
 
-def _unigram_json(tok: UnigramTokenizer, body: dict, refuse: type[Exception]) -> dict:
+def _unigram_json(tok: UnigramTokenizer, body: dict, refuse: Callable[[str], Exception]) -> dict:
     # ids: the pieces, the special tokens, then the 256 byte pieces exactly where bpeviz's byte fallback is
     # the extra entries take the worst piece's score, so HF's penalty for an unknown character equals bpeviz's
     # (a text that spells one, "<0x41>", with characters the model does not know, is read as that entry by HF)
@@ -173,7 +175,7 @@ def _unigram_json(tok: UnigramTokenizer, body: dict, refuse: type[Exception]) ->
         if not pieces or any(META in p for p, _ in tok.scored):
             raise refuse(f"A piece holds {META!r}, which HF's Metaspace reads as a space; the export would differ.")
         for row in pieces[:len(tok.scored)]:
-            row[0] = row[0].replace(" ", META)
+            row[0] = str(row[0]).replace(" ", META)
         # ▁ before every text and for every space, in the normalizer (as HF's own SentencePiece conversions do):
         # Metaspace's prepend would skip a text that starts with a space, where SentencePiece and bpeviz add it
         body["normalizer"] = {"type": "Sequence", "normalizers": [
@@ -229,7 +231,7 @@ def import_hf(obj: dict, name: str) -> TokenizerBase:
     kind = model.get("type")
     if obj.get("normalizer") is not None and not isinstance(obj.get("normalizer"), dict):
         raise ValueError(f"{name}: \"normalizer\" must be an object or null, not {cut(obj.get('normalizer'))}.")
-    pre = obj.get("pre_tokenizer") if isinstance(obj.get("pre_tokenizer"), dict) else {}
+    pre = obj["pre_tokenizer"] if isinstance(obj.get("pre_tokenizer"), dict) else {}
     scheme = pre.get("prepend_scheme") or ("always" if pre.get("add_prefix_space", True) else "never")  # older files
     metaspace = pre.get("type") == "Metaspace" and scheme != "never"
     prepends = _prepends(obj.get("normalizer"), name)

@@ -9,7 +9,7 @@ import heapq
 import json
 
 from bpeviz.core.errors import BpevizError, cut
-from bpeviz.models.bpe import Tokenizer
+from bpeviz.models.base import TokenizerBase
 from bpeviz.pre_tokenizers import splits
 
 from .export_checks import require_bytes, require_unique_tokens, split_pattern
@@ -23,16 +23,16 @@ KNOWN_RANK_FILES = {
 }
 
 
-def tiktoken_ranks(tok: Tokenizer) -> dict[bytes, int]:
+def tiktoken_ranks(tok: TokenizerBase) -> dict[bytes, int]:
     """mergeable_ranks for tiktoken: every byte, then each merge's bytes, with bpeviz's ids."""
-    require_bytes(tok, "tiktoken")
-    require_unique_tokens(tok, "tiktoken")
+    bpe = require_bytes(tok, "tiktoken")
+    require_unique_tokens(bpe, "tiktoken")
     ranks = {bytes([b]): b for b in range(256)}
-    ranks.update({m.token: m.id for m in tok.merges})  # type: ignore[misc]
+    ranks.update({m.token: m.id for m in bpe.merges if isinstance(m.token, bytes)})  # bytes level: every one is
     return ranks
 
 
-def tiktoken_encoding(tok: Tokenizer, name: str = "bpeviz"):  # -> tiktoken.Encoding
+def tiktoken_encoding(tok: TokenizerBase, name: str = "bpeviz"):  # -> tiktoken.Encoding
     """A tiktoken.Encoding with this tokenizer's merges, split pattern and special tokens."""
     import tiktoken
 
@@ -40,13 +40,13 @@ def tiktoken_encoding(tok: Tokenizer, name: str = "bpeviz"):  # -> tiktoken.Enco
                              special_tokens=dict(tok.special_tokens))
 
 
-def write_tiktoken(tok: Tokenizer) -> bytes:
+def write_tiktoken(tok: TokenizerBase) -> bytes:
     split_pattern(tok)  # refuses a split tiktoken would do differently; the pattern goes in the sidecar
     ranks = tiktoken_ranks(tok)
     return b"".join(base64.b64encode(t) + b" " + str(r).encode() + b"\n" for t, r in sorted(ranks.items(), key=lambda x: x[1]))
 
 
-def tiktoken_sidecar(tok: Tokenizer) -> bytes:
+def tiktoken_sidecar(tok: TokenizerBase) -> bytes:
     """The split pattern and special tokens that go beside a .tiktoken file."""
     return json.dumps({"pat_str": split_pattern(tok), "special_tokens": tok.special_tokens}, indent=1).encode()
 
@@ -59,12 +59,13 @@ def split_by_lower_ranks(token: bytes, rank: int, ranks: dict[bytes, int]) -> tu
     parts: list[bytes | None] = [bytes([b]) for b in token]
     nxt = list(range(1, len(parts) + 1))
     prv = list(range(-1, len(parts) - 1))
-    heap = []
+    heap: list[tuple[int, int, int]] = []  # (rank of the joined parts, left part, right part)
 
     def push(i: int) -> None:
         j = nxt[i]
-        if j < len(parts):
-            r = ranks.get(parts[i] + parts[j])  # type: ignore[operator]
+        a, b = parts[i], parts[j] if j < len(parts) else None
+        if a is not None and b is not None:
+            r = ranks.get(a + b)
             if r is not None and r < rank:
                 heapq.heappush(heap, (r, i, j))
 
@@ -73,9 +74,10 @@ def split_by_lower_ranks(token: bytes, rank: int, ranks: dict[bytes, int]) -> tu
     left = len(parts)
     while heap and left > 2:
         r, i, j = heapq.heappop(heap)
-        if parts[i] is None or nxt[i] != j or parts[j] is None or ranks.get(parts[i] + parts[j]) != r:  # type: ignore[operator]
+        a, b = parts[i], parts[j]
+        if a is None or b is None or nxt[i] != j or ranks.get(a + b) != r:
             continue  # stale: a neighbour changed since this entry was pushed
-        parts[i], parts[j] = parts[i] + parts[j], None  # type: ignore[operator]
+        parts[i], parts[j] = a + b, None
         nxt[i] = nxt[j]
         if nxt[i] < len(parts):
             prv[nxt[i]] = i

@@ -13,7 +13,7 @@ import io
 from dataclasses import dataclass
 
 from bpeviz.core.errors import BpevizError
-from bpeviz.core.records import Corpus, Settings, Token
+from bpeviz.core.records import Corpus, Settings, Token, join
 from bpeviz.engine.python import CorpusState
 from bpeviz.models.bpe import Tokenizer
 from bpeviz.trainers.bpe import corpus_documents, corpus_words, prepare, train_rules
@@ -94,7 +94,7 @@ def parse_table(text: str, level: str) -> list[Row]:
     first_line = text.lstrip().split("\n", 1)[0]
     if "," in first_line and "left" in first_line and "right" in first_line:
         return _parse_csv(text, level)
-    rows = []
+    rows: list[Row] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -107,7 +107,7 @@ def parse_table(text: str, level: str) -> list[Row]:
 
 
 def _parse_csv(text: str, level: str) -> list[Row]:
-    rows = []
+    rows: list[Row] = []
     for number, record in enumerate(csv.DictReader(io.StringIO(text)), start=2):
         left, right, count = record.get("left"), record.get("right"), (record.get("count") or "").strip()
         if left is None or right is None or not (count.isascii() and count.isdigit()) and count:
@@ -117,7 +117,7 @@ def _parse_csv(text: str, level: str) -> list[Row]:
     return _filled(rows, "The table has no rows.")
 
 
-def _add(rows: list[Row], number: int, left: str, right: str, count: str, level: str) -> None:
+def _add(rows: list[Row], number: int, left: str, right: str, count: str | None, level: str) -> None:
     """Read one row's tokens and count into rows; refuse a table past MAX_ROWS."""
     rows.append(Row(number, _token(left, level, number), _token(right, level, number), _count(count, number)))
     if len(rows) > MAX_ROWS:
@@ -143,14 +143,14 @@ def check_table(rows: list[Row], corpus: Corpus, settings: Settings) -> list[Ver
         top = (texts[found[1][0]], texts[found[1][1]], found[0]) if found is not None else None
         tied = tuple((texts[a], texts[b]) for a, b in found[2]) if found is not None else ()
         pair = (ids.get(row.left), ids.get(row.right))
-        count = corpus_state.count(pair) if None not in pair else 0  # type: ignore[arg-type]
+        count = corpus_state.count(pair) if None not in pair else 0  # type: ignore[arg-type]  # None is ruled out just before
         if count == 0:
             verdicts.append(Verdict(row, "impossible", 0, top, tied))
             break
         status = "right" if found is not None and pair == found[1] else "tie" if top is not None and count == top[2] else "wrong"
         verdicts.append(Verdict(row, status, count, top, tied, row.count is not None and row.count != count))
         corpus_state.merge(pair, len(texts))  # type: ignore[arg-type]  # the student's path goes on
-        texts.append(row.left + row.right)  # type: ignore[operator]
+        texts.append(join(row.left, row.right))
         ids.setdefault(texts[-1], len(texts) - 1)
     return verdicts
 

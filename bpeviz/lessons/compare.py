@@ -83,7 +83,7 @@ def explain(d: Divergence, a: Tokenizer, b: Tokenizer) -> str:
     """The divergence in one plain English sentence (the app says it in the interface language)."""
     if d.step is None:
         return f"The two runs make the same {d.agree_before:,} merges."
-    pa, pb = (f"`{x} + {y}`" for x, y in (d.pair_a, d.pair_b))  # type: ignore[misc]
+    pa, pb = (f"`{x} + {y}`" for x, y in (d.pair_a, d.pair_b))  # type: ignore[misc]  # the pairs exist once a step differs
     sa, sb = a.settings, b.settings
     why = {
         "level": f"run A merges {sa.level}, run B {sb.level}: they do not even count the same symbols",

@@ -58,7 +58,8 @@ def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
     # a token no two tokens make (Qwen3.6 has 121) is no merge: tiktoken gives it only to a piece that is it whole
     tok = formats.keep_file_ids(formats.from_pairs(formats.pairs_from_ranks(ranks, n_merges, strict=False),
                                                    pretokenizer=split), ranks.get)  # ids as the encoding's own ranks
-    tok.whole_pieces_first = True  # type: ignore[attr-defined]
+    tok.whole_pieces_first = True  # type: ignore[attr-defined]  # set on this one tokenizer: encode by tiktoken's rule
+    # the count the page shows, on this tokenizer
     tok.not_merges = 0 if n_merges is not None else sum(len(t) > 1 for t in ranks) - len(tok.merges)  # type: ignore
     return tok
 
@@ -132,8 +133,12 @@ def infer_mixture(tokenizer: object, samples: Mapping[str, str], n_merges: int =
     for r, (row, step) in enumerate(zip(rows, steps)):
         for k, value in enumerate(row):
             if value:
-                data.append(-value), ri.append(r), ci.append(k)
-        data.append(-1.0), ri.append(r), ci.append(n + step)
+                data.append(-value)
+                ri.append(r)
+                ci.append(k)
+        data.append(-1.0)
+        ri.append(r)
+        ci.append(n + step)
     width = n + n_steps
     a_ub = coo_matrix((data, (ri, ci)), shape=(len(rows), width)).tocsr()
     result = linprog([0.0] * n + [1.0] * n_steps, A_ub=a_ub, b_ub=[0.0] * len(rows), A_eq=[[1.0] * n + [0.0] * n_steps],
@@ -162,7 +167,7 @@ def unreachable(tokenizer: object) -> list[int]:
     found = []
     for m in tok.merges:
         try:
-            text = m.token.decode("utf-8")  # type: ignore[union-attr]
+            text = m.token.decode("utf-8")  # type: ignore[union-attr]  # a bytes-level table's tokens are bytes
         except UnicodeDecodeError:
             continue
         token_id = tok.file_ids[m.id] if tok.file_ids else m.id

@@ -91,7 +91,7 @@ def savings(words: Mapping[str, int], merges: list[tuple[str, str]]) -> list[int
     for a, b in merges:
         saved = 0
         for k, seg in enumerate(segs):
-            segs[k], fired = merge_pair(seg, (a, b), a + b)  # type: ignore[arg-type]  # works on any tokens that compare
+            segs[k], fired = merge_pair(seg, (a, b), a + b)
             saved += fired * weights[k]
         out.append(saved)
     return out
@@ -101,7 +101,8 @@ class _Search:
     def __init__(self, words: Mapping[str, int], n_merges: int, deadline: float, floor: int) -> None:
         self.texts, seqs, self.weights = _start(words)
         self.n_merges, self.deadline = n_merges, deadline
-        self.best_saved, self.best_merges = floor, []
+        self.best_saved = floor
+        self.best_merges: list[tuple[str, str]] = []
         self.seqs = seqs
         self.path: list[Pair] = []
 

@@ -17,8 +17,10 @@ from functools import cached_property
 from typing import ClassVar
 
 from bpeviz import formats
+from bpeviz.core.errors import BpevizError, cut
 from bpeviz.core.records import Settings, to_bytes
 from bpeviz.data import corpora
+from bpeviz.models.base import TokenizerBase
 from bpeviz.models.bpe import Tokenizer
 from bpeviz.trainers.bpe import replay_on
 from bpeviz.trainers.training import train_settings
@@ -172,15 +174,20 @@ def replay(source: ReplayFile | ReplayGPT2, settings: Settings, *, progress: Cal
     if isinstance(source, ReplayGPT2):
         tok = formats.from_pairs(formats.gpt2_pairs(max(0, settings.vocab_size - 256)), pretokenizer=settings.pretokenizer)
     else:
-        tok = formats.import_data(source.data, source.name)
-        tok = tok.truncated(max(0, settings.vocab_size - tok.n_base))
+        found = formats.import_data(source.data, source.name)
+        if not isinstance(found, Tokenizer):
+            raise BpevizError("replay_needs_bpe", f"{cut(source.name)} is a {found.algorithm} tokenizer: it has no BPE "
+                              "merges to replay. Open it on the Files page to encode with it.",
+                              name=cut(source.name), algorithm=found.algorithm)
+        tok = found.truncated(max(0, settings.vocab_size - found.n_base))
         if tok.level == "bytes" and tok.settings.pretokenizer != settings.pretokenizer:
-            tok = formats.from_pairs([(m.left, m.right) for m in tok.merges], pretokenizer=settings.pretokenizer)  # type: ignore[misc]
+            pairs = [(bytes(m.left), bytes(m.right)) for m in tok.merges]  # type: ignore[arg-type]  # bytes level: bytes
+            tok = formats.from_pairs(pairs, pretokenizer=settings.pretokenizer)
     return replay_on(tok, source.documents(), progress=progress, record_top=record_top, engine=engine)
 
 
 def tokenizer_for(source: CorpusSource, settings: Settings, *, progress: Callable[[int, int], None] | None = None,
-                  record_top: int = 0, engine: str = "auto") -> Tokenizer:
+                  record_top: int = 0, engine: str = "auto") -> TokenizerBase:
     """Train on the source with settings, or replay its merges; engine runs the training loops (see engine.py)."""
     if isinstance(source, REPLAYS):
         return replay(source, settings, progress=progress, record_top=record_top, engine=engine)

@@ -133,7 +133,7 @@ def trace_history(tok: Tokenizer, text: str) -> dict:
     """
     trace = tok.trace(text)
     words = [tok.base_ids(piece) for piece in splits.split_text(text, tok.settings.pretokenizer)]
-    fired = [[s.rank, s.merge.left_id, s.merge.right_id, s.merge.id, s.fired] for s in trace[1:] if s.merge is not None]
+    fired = [[s.merge.rank, s.merge.left_id, s.merge.right_id, s.merge.id, s.fired] for s in trace[1:] if s.merge is not None]
     ids = sorted({i for w in words for i in w} | {f[3] for f in fired} | {x for f in fired for x in f[1:3]})
     return {"words": words, "fired": fired, "texts": {str(i): render.show(tok.token_of(i)) for i in ids},
             "partial": [i for i in ids if render.is_partial(tok.token_of(i))]}

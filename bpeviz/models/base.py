@@ -11,7 +11,7 @@ from pathlib import Path
 
 import regex
 
-from bpeviz.core.records import Settings, Token, as_tiktoken_reads, to_bytes
+from bpeviz.core.records import Merge, Settings, Token, WordPieceMerge, as_tiktoken_reads, to_bytes
 from bpeviz.pre_tokenizers import splits
 from bpeviz.pre_tokenizers.oniguruma import split_as_hf
 
@@ -27,6 +27,7 @@ class TokenizerBase:
 
     prefix_unless_space = False  # HF's Metaspace: no dummy prefix before a text that starts with a space
     engine = ""  # which engine trained it: "python", "compiled", or "" (read from a file); set by its trainer
+    merges: Sequence[Merge | WordPieceMerge]  # in rank order (Unigram learns none: its history is `rounds`)
 
     settings: Settings
     vocab: dict[int, Token]
@@ -101,6 +102,10 @@ class TokenizerBase:
     def _surface(self, token_id: int) -> Token:
         """The text an id stands for in decoded output (WordPiece drops its ## mark)."""
         return self.vocab[token_id]
+
+    def truncated(self, n: int) -> TokenizerBase:
+        """The same tokenizer cut to its first n steps of training (merges; Unigram: pruning rounds)."""
+        raise NotImplementedError
 
     def token_of(self, token_id: int) -> Token:
         """The str (chars) or bytes (bytes level, byte fallback) behind an id."""
@@ -213,7 +218,7 @@ def as_id(token_id: object) -> int:
     if isinstance(token_id, bool):
         raise ValueError(f"A token id is a whole number, not {token_id!r}.")
     try:
-        return operator.index(token_id)  # type: ignore[arg-type]
+        return operator.index(token_id)  # type: ignore[arg-type]  # any object: a TypeError is the answer
     except TypeError:
         raise ValueError(f"A token id is a whole number, not {type(token_id).__name__} {str(token_id)[:40]!r}.") from None
 

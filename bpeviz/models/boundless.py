@@ -49,7 +49,7 @@ class BoundlessTokenizer(Tokenizer):
     """A BoundlessBPE tokenizer: words merge inside, then whole words merge with their neighbours, in rank order."""
 
     def __init__(self, **details: object) -> None:
-        super().__init__(**details)  # type: ignore[arg-type]
+        super().__init__(**details)  # type: ignore[arg-type]  # Tokenizer's own keywords, passed through
         self._chunk_cache = WordCache(self._encode_chunk)  # a piece of text (see pieces) -> ids
 
     def _groups(self, chunk: str) -> Groups:
@@ -81,6 +81,7 @@ class BoundlessTokenizer(Tokenizer):
         return trace_steps(chunks, lambda units: _best_rank(units, self.ranks), apply, self._flat, self.merges)
 
     def _flat(self, chunks: list[Groups]) -> tuple[Token, ...]:
+        # every id here is a token's
         return tuple(self._token(i) for groups in chunks for g in groups for i in g)  # type: ignore[misc]
 
 

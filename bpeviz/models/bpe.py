@@ -16,10 +16,10 @@ from dataclasses import replace
 from functools import reduce
 from itertools import chain, compress, repeat
 from operator import iconcat, is_, methodcaller
-from typing import Protocol
+from typing import Any, Protocol
 
 from bpeviz.core.ids import RawMerge
-from bpeviz.core.records import ENDOFTEXT, LEVELS, Merge, Settings, Token, TraceStep, to_bytes
+from bpeviz.core.records import ENDOFTEXT, LEVELS, Merge, Settings, Token, TraceStep, join, to_bytes
 from bpeviz.pre_tokenizers import splits
 
 from .base import TokenizerBase, check_special_tokens
@@ -300,7 +300,7 @@ class Tokenizer(TokenizerBase):
         return trace_steps(words, best, merge_pair, self._pieces, self.merges)
 
     def _pieces(self, words: list[list[int]]) -> tuple[Token, ...]:
-        return tuple(self._token(i) for ids in words for i in ids)  # type: ignore[misc]
+        return tuple(self._token(i) for ids in words for i in ids)  # type: ignore[misc]  # every id here is a token's
 
     def merge_of(self, token_id: int) -> Merge | None:
         """The merge that made a token (the id as encode gives it), or None for a base symbol or special token."""
@@ -319,13 +319,13 @@ def base_vocab(level: str, alphabet: Sequence[str] | None) -> dict[int, Token]:
     return {i: bytes([i]) for i in range(256)} if level == "bytes" else dict(enumerate(alphabet or ()))
 
 
-def build(settings: Settings, alphabet: Sequence[str] | None, raw_merges: Sequence[RawMerge], **details: object) -> Tokenizer:
+def build(settings: Settings, alphabet: Sequence[str] | None, raw_merges: Sequence[RawMerge], **details: Any) -> Tokenizer:
     """Make a Tokenizer from merges in ids, naming every token; details are Tokenizer's keywords (corpus_bytes, ...)."""
     vocab = base_vocab(settings.level, alphabet)
     merges = []
     for rank, raw in enumerate(raw_merges, start=1):
         left, right = vocab[raw.left_id], vocab[raw.right_id]
-        vocab[raw.token_id] = left + right  # type: ignore[operator]  # same type on both sides
+        vocab[raw.token_id] = join(left, right)
         ties = tuple([(vocab[a], vocab[b]) for a, b in raw.tie_ids]) if raw.tie_ids else ()
         merges.append(Merge(rank, left, right, vocab[raw.token_id], raw.count, raw.token_id, raw.left_id, raw.right_id,
                             ties, raw.tokens_after, raw.top, raw.tie_ids))

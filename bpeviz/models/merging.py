@@ -9,19 +9,21 @@ import heapq
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, chain, compress, repeat
+from typing import TypeVar
 
 Pair = tuple[int, int]
+T = TypeVar("T")  # a token: an id, or WordPiece's (continues, text) key
 LONG_WORD = 64  # longer pre-tokens merge with a heap instead of rescanning
 NO_RANK = 1 << 62  # the rank of a pair that never merges
 
 
-def merge_pair(ids: Sequence[int], pair: Pair, new_id: int) -> tuple[list[int], int]:
+def merge_pair(ids: Sequence[T], pair: tuple[T, T], new_id: T) -> tuple[list[T], int]:
     """Replace each occurrence of pair, left to right; return the new ids and how many places fired.
 
     Example: merge_pair([1, 1, 1], (1, 1), 9) -> ([9, 1], 1)
     """
     a, b = pair
-    out: list[int] = []
+    out: list[T] = []
     fired, i, n = 0, 0, len(ids)
     while i < n:
         if i < n - 1 and ids[i] == a and ids[i + 1] == b:
@@ -135,7 +137,8 @@ class WordCache(dict):
 
     def __init__(self, encode: Callable[[str], tuple[int, ...]]) -> None:
         super().__init__()
-        self._encode = weakref.WeakMethod(encode)  # type: ignore[arg-type]
+        # a weak reference to the tokenizer's method (the cache must not keep its tokenizer alive), or a plain function
+        self._encode: Callable[[], Callable[[str], tuple[int, ...]] | None] = weakref.WeakMethod(encode)
         self._encode_many: Callable[[list[str]], list[tuple[int, ...]]] | None = None
         self.size = 0  # bytes held, as _cost counts them
 
@@ -156,6 +159,7 @@ class WordCache(dict):
         limit = self.MAX_PIECE
         missing = [piece for piece in set(pieces).difference(self) if len(piece) <= limit]
         del missing[max(0, self.MAX_ENTRIES - len(self)):]  # no more than there is room for
+        # the weak method is alive while its tokenizer encodes
         encoded = self._encode_many(missing) if self._encode_many is not None else list(map(encode, missing))  # type: ignore
         self.keep(missing, encoded)
 
@@ -181,7 +185,7 @@ class WordCache(dict):
             self.size += cost
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
-        ids = self._encode()(piece)  # type: ignore[misc]
+        ids = self._encode()(piece)  # type: ignore[misc]  # the weak method is alive while its tokenizer encodes
         self._keep(piece, ids)
         return ids
 

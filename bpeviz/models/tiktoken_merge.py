@@ -13,8 +13,10 @@ from bpeviz.core.records import Merge
 class MergeTable(Protocol):
     """What the proof reads of a BPE tokenizer."""
 
-    level: str
     merges: list[Merge]
+
+    @property
+    def level(self) -> str: ...
 
     def merge_ids(self, ids: list[int]) -> list[int]: ...
 

@@ -15,8 +15,8 @@ import math
 import random
 import struct
 from collections import Counter
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 from bpeviz.core.records import ENDOFTEXT, PruneRound, Settings, Token
 
@@ -90,9 +90,10 @@ class Model:
                 best[end], back[end] = s, node
         path, end = [], n
         while end > 0:
-            node = back[end]
-            path.append(node)
-            end = node[0]
+            found = back[end]
+            assert found is not None  # every character has a node (a piece, or the unknown character)
+            path.append(found)
+            end = found[0]
         return path[::-1]
 
     def forward_backward(self, word: str, nodes: list[tuple[int, int, int]]) -> tuple[float, list[float]]:
@@ -133,7 +134,7 @@ class UnigramTokenizer(TokenizerBase):
         self._model = Model(self.scored)
         self._unk = f32(self._model.unk_score) if sums == "float32" else self._model.unk_score
         self._init_codec(len(self.scored), special_tokens)
-        self._cache = PathCache(self._search)  # word -> its best path from 0, bounded in entries and bytes
+        self._cache = PathCache(self._search)  # type: ignore[arg-type]  # word -> its best Path (WordCache holds any value)
 
     @property
     def vocab_size(self) -> int:
@@ -159,7 +160,8 @@ class UnigramTokenizer(TokenizerBase):
         best = [base] * (n + 1)
         back: list[tuple[int, int]] = [(-1, -1)] * (n + 1)
         index, scores, longest, unk = model.index, model.scores, model.longest, self._unk
-        pack, unpack = (_F32.pack, _F32.unpack) if self.sums == "float32" else (float, _ONE)
+        pack: Callable[[float], Any] = _F32.pack if self.sums == "float32" else float  # round to float32, or keep
+        unpack: Callable[[Any], tuple[float, ...]] = _F32.unpack if self.sums == "float32" else _ONE
         margin, low = math.inf, base
         for start in range(n):
             here, single = best[start], False
@@ -289,7 +291,7 @@ class UnigramTokenizer(TokenizerBase):
                 out += [i] if i >= 0 else [self.byte_fallback_start + b for b in word[start].encode("utf-8")]
         return out
 
-    def truncated(self, n_rounds: int) -> UnigramTokenizer:
+    def truncated(self, n: int) -> UnigramTokenizer:
         """Unigram has no merges to cut; the same tokenizer (stepping walks `rounds`)."""
         return self
 
@@ -307,7 +309,7 @@ class PathCache(WordCache):
     """WordCache of Paths, costed by their two tuples."""
 
     @staticmethod
-    def _cost(piece: str, path: Path) -> int:  # type: ignore[override]
+    def _cost(piece: str, path: Path) -> int:  # type: ignore[override]  # a Path is this cache's value
         return 300 + len(piece) + 16 * len(path.ids)
 
 

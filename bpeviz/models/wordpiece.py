@@ -50,7 +50,7 @@ class WordPieceTokenizer(TokenizerBase):
                  corpus_bytes: int = 0, corpus_tokens: int = 0, special_tokens: Sequence[str] = (ENDOFTEXT,)) -> None:
         self.settings = settings
         self.alphabet = tuple(alphabet)  # spelled: "a", "##a"
-        self.merges = list(merges)
+        self.merges: list[WordPieceMerge] = list(merges)
         self.corpus_bytes, self.corpus_tokens = corpus_bytes, corpus_tokens
         self.n_base = len(self.alphabet)
         self.vocab: dict[int, Token] = dict(enumerate(self.alphabet))

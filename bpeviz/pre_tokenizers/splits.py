@@ -89,8 +89,8 @@ class Pretokenizer:
 
 
 PRETOKENIZERS: dict[str, Pretokenizer] = {
-    "none": Pretokenizer("none", None, "no split: merges may cross spaces (classic BPE, finds 'e␣', '␣the␣')", chunkable=False,
-                         newline_cut=False),
+    "none": Pretokenizer("none", None, "no split: merges may cross spaces (classic BPE, finds 'e␣', '␣the␣')",
+                         chunkable=False, newline_cut=False),
     "gpt2": Pretokenizer("gpt2", GPT2_PATTERN, "GPT-2's pattern: letters, digits, punctuation, each with one leading space"),
     "gpt4": Pretokenizer("gpt4", GPT4_PATTERN,
                          "cl100k_base's pattern: digits in groups of up to 3, case-insensitive contractions"),
@@ -235,6 +235,7 @@ def split_pieces(text: str, pretokenizer: str = "gpt2", *, timeout: float = CUST
     if not is_custom(pretokenizer):  # presets cover every character
         texts = preset_split(pretokenizer)(text)
         return [Piece(t, a, a + len(t)) for t, a in zip(texts, accumulate(map(len, texts), initial=0))]
+    assert pattern is not None  # a custom pattern: resolve returned it
     pieces: list[Piece] = []
     position = 0
     try:

@@ -33,7 +33,7 @@ def _route_tiktoken_reads(load) -> None:
                 return read_shipped(url, expected_hash)
             return theirs(url, expected_hash)
 
-        read._bpeviz = True  # type: ignore[attr-defined]
+        read._bpeviz = True  # type: ignore[attr-defined]  # a mark that this reader is bpeviz's
         load.read_file_cached = read
 
 

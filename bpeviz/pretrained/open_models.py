@@ -15,6 +15,7 @@ import base64
 import json
 import unicodedata
 from collections.abc import Collection, Iterable
+from typing import Literal
 
 import regex
 
@@ -43,7 +44,7 @@ QWEN35_SPECIALS = (
 class NormalizedEncoding:
     """A tiktoken.Encoding that puts text in a Unicode normal form before encoding it (Qwen: NFC)."""
 
-    def __init__(self, encoding, form: str = "NFC") -> None:
+    def __init__(self, encoding, form: Literal["NFC", "NFD", "NFKC", "NFKD"] = "NFC") -> None:
         self._encoding = encoding
         self.form = form
 
@@ -104,6 +105,7 @@ class PanicSafeEncoding:
 
     def _replay(self, text: str) -> list[int]:
         core = self._encoding._core_bpe
+        # tiktoken's private pattern, read by tiktoken_parts
         pieces = regex.findall(tiktoken_parts(self._encoding)[1], as_tiktoken_reads(text))  # type: ignore[index]
         return [i for piece in pieces for i in core.encode_single_piece(piece.encode("utf-8"))]
 
@@ -140,9 +142,9 @@ class HFByteLevelBPE:
         for token, i in model["vocab"].items():  # special tokens in the vocab are plain text, not byte stand-ins
             self._token_bytes[i] = bytes(chars[c] for c in token) if all(c in chars for c in token) else token.encode()
         ids: dict[bytes, int] = {}
-        for i, b in sorted(self._token_bytes.items()):
-            ids.setdefault(b, i)
-        self._byte_ids = [ids[bytes([b])] for b in range(256)]
+        for i, token_bytes in sorted(self._token_bytes.items()):
+            ids.setdefault(token_bytes, i)
+        self._byte_ids = [ids[bytes([byte])] for byte in range(256)]
         self._rank_of: dict[tuple[int, int], int] = {}
         self._ranks: dict[tuple[int, int], tuple[int, int]] = {}
         self._new_ids = [0]
@@ -180,9 +182,10 @@ class HFByteLevelBPE:
     @staticmethod
     def _pretokenizers(pre: object) -> list[dict]:
         steps = pre.get("pretokenizers", []) if isinstance(pre, dict) and pre.get("type") == "Sequence" else [pre]
-        splits = []
+        splits: list[dict] = []
         for step in steps:
-            kind = step.get("type") if isinstance(step, dict) else None
+            step = step if isinstance(step, dict) else {}
+            kind = step.get("type")
             if kind == "Split" and step.get("behavior") == "Isolated" and not step.get("invert"):
                 splits.append(step)
             elif kind == "ByteLevel" and not step.get("use_regex") and not step.get("add_prefix_space"):

@@ -66,9 +66,9 @@ def prepare(docs: list[str], level: str, pretokenizer: str, counts: Counter[str]
         sequences = [([char_ids[ch] for ch in word], n) for word, n in counts.items()]
         corpus_bytes = sum(len(to_bytes(word)) * n for word, n in counts.items())
         return Prepared(alphabet, sequences, corpus_bytes, sum(len(w) * n for w, n in counts.items()))
-    sequences = [(to_bytes(word), n) for word, n in counts.items()]  # bytes are sequences of ints
-    corpus_bytes = sum(len(ids) * n for ids, n in sequences)
-    return Prepared(None, sequences, corpus_bytes, corpus_bytes)
+    raw = [(to_bytes(word), n) for word, n in counts.items()]  # bytes are sequences of ints
+    corpus_bytes = sum(len(ids) * n for ids, n in raw)
+    return Prepared(None, raw, corpus_bytes, corpus_bytes)
 
 
 def train_rules(settings: Settings, prepared: Prepared) -> Rules:

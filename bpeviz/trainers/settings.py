@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import replace
+from typing import Any
 
 from bpeviz.core import rules
 from bpeviz.core.errors import BpevizError
@@ -21,7 +22,7 @@ def check_vocab_size(vocab_size: object) -> int:
     if isinstance(vocab_size, bool):
         raise ValueError(f"vocab_size must be a whole number, not {vocab_size!r}.")
     try:
-        size = operator.index(vocab_size)  # type: ignore[arg-type]
+        size = operator.index(vocab_size)  # type: ignore[arg-type]  # any object: a TypeError is the answer
     except TypeError:
         raise ValueError(f"vocab_size must be a whole number, not {vocab_size!r}.") from None
     if size > MAX_VOCAB_SIZE:
@@ -74,7 +75,7 @@ def algorithm_spec(algorithm: object) -> Algorithm:
     return ALGORITHM_SPECS[algorithm]
 
 
-def _superword_settings(vocab_size: object, spec: Algorithm, transition: int | None, **given: str | None) -> Settings:
+def _superword_settings(vocab_size: object, spec: Algorithm, transition: int | None, **given: Any) -> Settings:
     """BPE's settings for the words, then the superword split; the transition where the algorithm takes one."""
     words = resolve_settings(vocab_size, **given)
     if words.pretokenizer == SUPERWORD_SPLIT:

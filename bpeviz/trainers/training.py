@@ -8,9 +8,9 @@ Each resolves the engine once, when it knows the run's size (bpeviz.engine.resol
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal, TypedDict, Unpack, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, overload
 
 from bpeviz import engine as engines
 from bpeviz.core.errors import BpevizError
@@ -42,7 +42,7 @@ class TrainOptions(TypedDict, total=False):
     engine: str
 
 
-def _options(options: dict, function: str) -> dict:
+def _options(options: Mapping[str, object], function: str) -> Mapping[str, Any]:
     """options checked as Python checks keywords (a misspelt one is a TypeError, not silently ignored)."""
     unknown = sorted(set(options) - set(TrainOptions.__annotations__))
     if unknown:
@@ -114,6 +114,13 @@ def check_engine(engine: str, settings: Settings) -> None:
     if engine == "compiled" and not ALGORITHM_SPECS[settings.algorithm].compiled:
         raise BpevizError("engine_algorithm", f"The compiled engine runs BPE's and Unigram's loops; {settings.algorithm} "
                           "trains in Python (engine 'python' or 'auto').", algorithm=settings.algorithm)
+
+
+@overload
+def train_counts(table: CountTable, *, vocab_size: int, algorithm: Literal["bpe"] = "bpe",
+                 **options: Unpack[TrainOptions]) -> Tokenizer: ...
+@overload
+def train_counts(table: CountTable, *, vocab_size: int, algorithm: str, **options: Unpack[TrainOptions]) -> TokenizerBase: ...
 
 
 def train_counts(table: CountTable, *, vocab_size: int, algorithm: str = "bpe", **options: Unpack[TrainOptions]) -> TokenizerBase:

@@ -116,7 +116,8 @@ class _Trainer:
 
     def most_frequent(self) -> tuple[tuple[Key, Key], int] | None:
         """The most frequent pair (first on ties): what BPE would merge now."""
-        heap, tied, top = self.by_count, [], 0
+        heap, top = self.by_count, 0
+        tied: list[tuple[Key, Key]] = []
         while heap:
             neg, pair = heap[0]
             if self.pair_count.get(pair, 0) != -neg or pair in tied:
@@ -137,7 +138,7 @@ class _Trainer:
         changed: set[tuple[Key, Key]] = set()
         for w in sorted(self.where[pair]):
             keys, n = self.words[w], self.freq[w]
-            out, fired = merge_pair(keys, pair, new)  # type: ignore[arg-type]  # keys merge as ids do
+            out, fired = merge_pair(keys, pair, new)
             old_pairs = set(zip(keys, keys[1:]))
             self._drop_pairs(keys, n)
             self._add_pairs(w, out, n)

@@ -40,7 +40,7 @@ def train_all(lesson: sidebar.Lesson) -> dict[str, object]:
     for k, (name, settings) in enumerate(algorithm_settings(lesson.settings).items()):
         bar.progress(k / len(ALGORITHMS), text=t("alg_training", name=NAMES[name]))
         try:
-            found[name] = runs.run(lesson.source, settings)  # type: ignore[arg-type]
+            found[name] = runs.run(lesson.source, settings)  # type: ignore[arg-type]  # the page returned early without a corpus
         except ValueError as exc:
             found[name] = exc
     bar.empty()
@@ -74,9 +74,11 @@ def divergence(bpe, wordpiece) -> None:
         st.success(t("alg_same", n=d.agree_before))
     else:
         b, w = d.bpe, d.wordpiece
-        score = "?" if math.isnan(b[3]) else f"{b[3]:.3g}"  # type: ignore[index]
+        score = "?" if math.isnan(b[3]) else f"{b[3]:.3g}"  # type: ignore[index]  # d.bpe is set once the runs differ
         agree = t("alg_agree_before", n=d.agree_before) if d.agree_before else t("alg_agree_none")
+        # d.bpe is set once the runs differ
         st.info(t("alg_diverge", step=d.step, bpe=render.code(f"{b[0]} + {b[1]}"), bc=b[2],  # type: ignore[index]
+                  # d.wordpiece is set once the runs differ
                   bs=score, wp=render.code(f"{w[0]} + {w[1]}"), wc=w[2], ws=f"{w[3]:.3g}") + " " + agree)  # type: ignore[index]
     st.caption(t("alg_hf_note"))
 
@@ -84,14 +86,16 @@ def divergence(bpe, wordpiece) -> None:
 @st.fragment(run_every=live.follow_every())  # a following student's player polls
 def bpe_player(tok, lesson: sidebar.Lesson, settings: Settings) -> None:
     source = lesson.source
-    digest = sources.digest(source)  # type: ignore[arg-type]
-    player.mount("player_alg_bpe", "train", runs.run_digest(source, settings), len(tok.merges), "alg_bpe_step",  # type: ignore[arg-type]
+    assert source is not None  # the page drew a tokenizer: there is a corpus
+    digest = sources.digest(source)
+    player.mount("player_alg_bpe", "train", runs.run_digest(source, settings), len(tok.merges), "alg_bpe_step",
                  lambda: runs.train_history(digest, settings, source), tok.settings.tie_break, player.chunk_maker(tok))
 
 
 @st.fragment(run_every=live.follow_every())  # a following student's player polls
 def table_player(kind: str, tok, lesson: sidebar.Lesson, settings: Settings) -> None:
     history = steps.TABLE_HISTORIES[kind](tok)
+    # the page returned early without a corpus
     player.mount(f"player_alg_{kind}", kind, runs.run_digest(lesson.source, settings), history["n"],  # type: ignore[arg-type]
                  f"alg_{kind}_step", lambda: history)
 
@@ -171,6 +175,7 @@ def languages(toks: dict, lesson: sidebar.Lesson) -> None:
     if not ready:
         return
     settings = algorithm_settings(lesson.settings)
+    # the page returned early without a corpus
     digests = tuple(runs.run_digest(lesson.source, settings[n]) for n in ready)  # type: ignore[arg-type]
     table = language_rows(digests, ready).copy()
     table.insert(0, "language", [t(f"udhr_{code}") + (" *" if code in corpora.NO_SPACES else "") for code in table.code])

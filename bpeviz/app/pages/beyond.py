@@ -10,6 +10,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import replace
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -57,10 +58,11 @@ def superword_run(digest: str, settings: Settings, algorithm: str, transition: i
     text = list(_train)
     if algorithm == "boundless":
         text = ["\n".join(text)[:MAX_BOUNDLESS_TEXT]]
-    keep = {} if algorithm == "bpe" else {"algorithm": algorithm}
+    keep: dict[str, Any] = {} if algorithm == "bpe" else {"algorithm": algorithm}
     if algorithm == "superbpe":
         keep["transition"] = transition
-    rules = {} if algorithm == "boundless" else {"tie_break": settings.tie_break, "count_rule": settings.count_rule}
+    rules: dict[str, Any] = ({} if algorithm == "boundless"
+                             else {"tie_break": settings.tie_break, "count_rule": settings.count_rule})
     return bpeviz.train(text, vocab_size=settings.vocab_size, level=settings.level, pretokenizer=settings.pretokenizer,
                         engine="python" if algorithm == "boundless" else runs.engine(), record_top=runs.RECORD_TOP,
                         progress=runs.budget().watch(), **rules, **keep)
@@ -108,7 +110,7 @@ def superword_part(lesson: sidebar.Lesson) -> None:
         return
     train, held = split
     settings = word_settings(lesson.settings)
-    digest = sources.digest(lesson.source)  # type: ignore[arg-type]
+    digest = sources.digest(lesson.source)  # type: ignore[arg-type]  # split_corpus returned None without a corpus
     try:
         with st.spinner(t("beyond_training")):
             plain = superword_run(digest, settings, "bpe", None, train)

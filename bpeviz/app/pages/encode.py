@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 import altair as alt
 import pandas as pd
@@ -15,6 +16,7 @@ from bpeviz.core.records import ENDOFTEXT, has_raw_bytes
 from bpeviz.lessons import render, sources
 from bpeviz.models import sampling
 from bpeviz.models.bpe import Tokenizer
+from bpeviz.models.unigram import UnigramTokenizer
 from bpeviz.pre_tokenizers import splits as pretokenize
 from bpeviz.pretrained.encodings import ENCODINGS
 from bpeviz.trainers.settings import resolve_settings
@@ -47,13 +49,15 @@ def _show_whole_trace() -> None:
 @st.fragment(run_every=live.follow_every())  # a following student's player polls
 def trace_player(tok: Tokenizer, lesson: sidebar.Lesson, text: str) -> None:
     source, settings = lesson.source, lesson.settings
-    digest = hashlib.sha256(f"{runs.run_digest(source, settings)}|{text}".encode()).hexdigest()[:20]  # type: ignore[arg-type]
-    history = runs.trace_history(sources.digest(source), settings, text, source)  # type: ignore[arg-type]
+    assert source is not None  # the page drew a tokenizer: there is a corpus
+    digest = hashlib.sha256(f"{runs.run_digest(source, settings)}|{text}".encode()).hexdigest()[:20]
+    history = runs.trace_history(sources.digest(source), settings, text, source)
     player.mount("player_trace", "trace", digest, len(history["fired"]), "trace_step", lambda: history)
 
 
 def open_in_table(tok: Tokenizer, lesson: sidebar.Lesson, text: str) -> None:
     """Pick a merge of the trace and jump to its row on the Train page."""
+    assert lesson.source is not None  # the page drew a tokenizer: there is a corpus
     fired = [f[0] for f in runs.trace_history(sources.digest(lesson.source), lesson.settings, text, lesson.source)["fired"]]
     if not fired:
         return
@@ -109,8 +113,8 @@ def count_file(tok: Tokenizer | None, lesson: sidebar.Lesson) -> None:
     data = upload.getvalue()
     digest = hashlib.sha256(data).hexdigest()
     text = data.decode("utf-8", "surrogateescape")
-    encoders = [(encoding.label, name, lambda s, name=name: views.reference(name).encode_ordinary(s))
-                for name, encoding in ENCODINGS.items()]
+    encoders: list[tuple[str, str, Callable[[str], list[int]]]] = [
+        (encoding.label, name, views.reference(name).encode_ordinary) for name, encoding in ENCODINGS.items()]
     if tok is not None and lesson.source is not None and (tok.level == "bytes" or not has_raw_bytes(text)):
         encoders.insert(0, (t("trained_here"), runs.run_digest(lesson.source, lesson.settings), tok.encode_ordinary))
     bar = st.progress(0.0)
@@ -175,9 +179,11 @@ def unigram_samples(lesson: sidebar.Lesson, word: str, n: int, seed: int) -> Non
     base = lesson.settings
     settings = resolve_settings(base.vocab_size, pretokenizer=base.pretokenizer, algorithm="unigram")
     try:
-        unigram = runs.run(lesson.source, settings)  # type: ignore[arg-type]
+        unigram = runs.run(lesson.source, settings) if lesson.source is not None else None
     except ValueError as exc:
         st.caption(t("unigram_unavailable", why=render.md(error_text(exc))))
+        return
+    if not isinstance(unigram, UnigramTokenizer):
         return
     alpha = st.slider(t("unigram_alpha"), 0.1, 2.0, step=0.1, help=t("unigram_alpha_help"), **state.bind("unigram_alpha", 1.0))
     counts = unigram.sample_counts(word, alpha, n, seed)

@@ -133,6 +133,7 @@ def junk_section(key: str, tok: object) -> None:
     row.metric(t("inspect_unreachable"), num(len(unreachable), ","), width="content")
     row.metric(t("inspect_unused"), f"{len(unused) / max(n_merged, 1):.0%}", width="content")
     if unreachable:
+        # a tiktoken Encoding or a bpeviz tokenizer
         spell = getattr(tok, "decode_single_token_bytes", None) or tok.token_of  # type: ignore[attr-defined]
         views.chips([(i, spell(i)) for i in unreachable[:60]], show_ids=True)
     step = max(1, n_merged // 40)

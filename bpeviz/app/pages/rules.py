@@ -74,6 +74,7 @@ def side_picker(side: str, column, defaults: tuple[str, str]) -> None:
 def divergence_sentence(d: compare.Divergence, a: Settings, b: Settings) -> str:
     if d.step is None:
         return t("cmp_same", n=d.agree_before)
+    # the pairs exist once a step differs
     pa, pb = (render.code(f"{x} + {y}") for x, y in (d.pair_a, d.pair_b))  # type: ignore[misc]
     why = t(f"cmp_why_{d.kind}", pa=pa, pb=pb, ca=d.counts_a[0], cb=d.counts_a[1], da=d.counts_b[0], db=d.counts_b[1],
             rule_a=render.code(tie_name(a.tie_break)), rule_b=render.code(tie_name(b.tie_break)),
@@ -86,7 +87,9 @@ def divergence_sentence(d: compare.Divergence, a: Settings, b: Settings) -> str:
 def side_by_side(a: bpeviz.Tokenizer, b: bpeviz.Tokenizer, step: int | None) -> None:
     centre = step or 1
     ranks = range(max(1, centre - CONTEXT), min(max(len(a.merges), len(b.merges)), centre + CONTEXT) + 1)
-    cell = lambda tok, r: render.merge_text(tok.merges[r - 1]) + f"  ({tok.merges[r - 1].count})" if r <= len(tok.merges) else ""  # noqa: E731
+    def cell(tok: bpeviz.Tokenizer, r: int) -> str:
+        return render.merge_text(tok.merges[r - 1]) + f"  ({tok.merges[r - 1].count})" if r <= len(tok.merges) else ""
+
     table = pd.DataFrame({t("col_rank"): list(ranks), t("run_a"): [cell(a, r) for r in ranks],
                           t("run_b"): [cell(b, r) for r in ranks]})
     views.table(table, highlight=lambda row: row.iloc[0] == step)
@@ -94,6 +97,8 @@ def side_by_side(a: bpeviz.Tokenizer, b: bpeviz.Tokenizer, step: int | None) -> 
 
 def sidebar_merges(lesson: sidebar.Lesson) -> int:
     """The merges the sidebar's vocabulary makes on its corpus (the page compares as many, to start with)."""
+    if lesson.source is None:
+        return 40
     try:
         return max(1, min(MAX_COMPARED, lesson.settings.vocab_size - base_symbols(lesson.settings, lesson.source)))
     except ValueError:

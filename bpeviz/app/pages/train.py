@@ -17,8 +17,9 @@ from bpeviz.models.bpe import Tokenizer
 @st.fragment(run_every=live.follow_every())  # a following student's player polls
 def train_player(tok: Tokenizer, lesson: sidebar.Lesson) -> None:
     source, settings = lesson.source, lesson.settings
-    digest = sources.digest(source)  # type: ignore[arg-type]
-    player.mount("player_train", "train", runs.run_digest(source, settings), len(tok.merges), "step",  # type: ignore[arg-type]
+    assert source is not None  # the page drew a tokenizer: there is a corpus
+    digest = sources.digest(source)
+    player.mount("player_train", "train", runs.run_digest(source, settings), len(tok.merges), "step",
                  lambda: runs.train_history(digest, settings, source), tok.settings.tie_break, player.chunk_maker(tok))
 
 

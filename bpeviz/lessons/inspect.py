@@ -106,15 +106,35 @@ def _constraints(replays: list[tuple[list, int]], pairs: list[tuple[int, int]]) 
     return rows, steps
 
 
+def _solve(rows: list, steps: list[int], n: int, n_steps: int):  # -> scipy's OptimizeResult
+    """The LP: the n weights and a slack per step; minimise the slack. Each row: weights . difference + slack >= 0.
+
+    (A slack per rival pair as well, as Hayase et al. add, did worse on the held-out samples tried here.)
+    """
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    data, ri, ci = [], [], []
+    for r, (row, step) in enumerate(zip(rows, steps)):
+        for k, value in enumerate(row):
+            if value:
+                data.append(-value)
+                ri.append(r)
+                ci.append(k)
+        data.append(-1.0)
+        ri.append(r)
+        ci.append(n + step)
+    a_ub = coo_matrix((data, (ri, ci)), shape=(len(rows), n + n_steps)).tocsr()
+    return linprog([0.0] * n + [1.0] * n_steps, A_ub=a_ub, b_ub=[0.0] * len(rows), A_eq=[[1.0] * n + [0.0] * n_steps],
+                   b_eq=[1.0], bounds=(0, None), method="highs")
+
+
 def infer_mixture(tokenizer: object, samples: Mapping[str, str], n_merges: int = 2_000, *, top: int = MIX_TOP) -> Mixture:
     """The training mix that best explains the merge order, as shares of training bytes per category of `samples`.
 
     samples: category -> sample text (a few kilobytes each at least). Example, a tokenizer trained here on
     English and Portuguese: infer_mixture(tok, {"en": english, "pt": portuguese}) -> {"en": 0.49, "pt": 0.51}
     """
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
-
     if len(samples) < 2 or not all(isinstance(v, str) and v for v in samples.values()):
         raise BpevizError("inspect_samples", "Give at least two categories, each with some sample text.")
     n_merges = max(1, min(int(n_merges), MAX_MIX_MERGES))
@@ -127,22 +147,7 @@ def infer_mixture(tokenizer: object, samples: Mapping[str, str], n_merges: int =
     if not rows:
         return Mixture(dict.fromkeys(names, 1 / n), "No merge occurs in any sample: nothing to infer.", 0, 0.0)
     n_steps = steps[-1] + 1
-    # Variables: the n weights and a slack per step; minimise the slack. Each row: weights . difference + slack >= 0.
-    # (A slack per rival pair as well, as Hayase et al. add, did worse on the held-out samples tried here.)
-    data, ri, ci = [], [], []
-    for r, (row, step) in enumerate(zip(rows, steps)):
-        for k, value in enumerate(row):
-            if value:
-                data.append(-value)
-                ri.append(r)
-                ci.append(k)
-        data.append(-1.0)
-        ri.append(r)
-        ci.append(n + step)
-    width = n + n_steps
-    a_ub = coo_matrix((data, (ri, ci)), shape=(len(rows), width)).tocsr()
-    result = linprog([0.0] * n + [1.0] * n_steps, A_ub=a_ub, b_ub=[0.0] * len(rows), A_eq=[[1.0] * n + [0.0] * n_steps],
-                     b_eq=[1.0], bounds=(0, None), method="highs")
+    result = _solve(rows, steps, n, n_steps)
     if result.status != 0 or result.x is None:
         return Mixture(dict.fromkeys(names, 1 / n), f"The solver gave up: {result.message}", n_steps, float("nan"))
     weights = [max(0.0, w) for w in result.x[:n]]

@@ -641,6 +641,7 @@ def test_the_inspect_page_asks_for_bytes_when_the_lesson_is_at_level_chars():
     assert any("level to bytes" in i.value for i in at.info)
 
 
+@pytest.mark.slow  # an oracle over many cases or a big real tokenizer: CI runs it, the quick run does not
 def test_the_inspect_page_keeps_what_was_chosen_after_a_visit_elsewhere():
     at = new_app()
     at.switch_page("bpeviz/app/pages/inspect.py").run(timeout=300)

@@ -192,6 +192,7 @@ def test_a_dask_cluster_counts_and_trains_as_one_process(tmp_path, cluster):
     assert list(counting.read_counts(tmp_path / "c.tsv").counts.items()) == list(alone.counts.items())
 
 
+@pytest.mark.cluster  # starts a Dask LocalCluster of its own
 def test_local_scheduler_starts_its_own_loopback_cluster(tmp_path):
     path = tmp_path / "t.txt"
     path.write_text(corpora.corpus_text("portuguese"), encoding="utf-8")

@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from conftest import ROOT
+from app_helpers import new_app
 from streamlit.testing.v1 import AppTest
 
 from bpeviz.app.i18n import STRINGS, corpus_label, t
@@ -48,8 +48,7 @@ def test_there_are_fragments_to_look_for():
 
 @pytest.mark.parametrize("page", PAGES)
 def test_a_page_in_portuguese_shows_no_english_string_of_the_table(page):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.session_state["lang"] = "pt"
+    at = new_app(lang="pt")
     at.switch_page(page).run()
     assert not at.exception
     text = page_text(at)
@@ -82,7 +81,7 @@ def test_portuguese_writes_numbers_its_own_way():
 
     assert t("n_tokens_short", "pt", n=4096) == "4.096 tokens" and t("n_tokens_short", "en", n=4096) == "4,096 tokens"
     assert num(4096, ",", "pt") == "4.096" and num(3.05, ".2f", "pt") == "3,05" and num(3.05, ".2f", "en") == "3.05"
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.query_params["lang"] = "pt"
     at.query_params["vocab"] = "1500"
     at.query_params["corpus"] = "english"

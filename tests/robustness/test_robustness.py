@@ -6,8 +6,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from app_helpers import new_app
 from conftest import ROOT
-from streamlit.testing.v1 import AppTest
 
 import bpeviz
 from bpeviz.data import corpora
@@ -116,16 +116,11 @@ def test_no_eval_exec_pickle_or_shell_in_product_code():
         assert '[sys.executable, "-m", "bpeviz.engine.build", "--locked", group]' in text
 
 
-def _app(**state) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    for key, value in state.items():
-        at.session_state[key] = value
-    return at
 
 
 def test_app_caps_huge_paste_and_keeps_it(monkeypatch):
     text = "o gato " * 720_000  # 5 040 000 characters, past the 5 000 000 cap
-    at = _app(source="paste", pasted=text).run()
+    at = new_app(source="paste", pasted=text).run()
     assert not at.exception
     assert any("at most 5,000,000" in e.value for e in at.error)
     assert at.session_state["pasted"] == text
@@ -133,7 +128,7 @@ def test_app_caps_huge_paste_and_keeps_it(monkeypatch):
 
 def test_app_trains_a_paste_with_odd_unicode():
     text = " ".join(ODD_TEXTS.values())
-    at = _app(source="paste", pasted=text, vocab_size=len(set(text)) + 30, lines_are_docs=False).run()
+    at = new_app(source="paste", pasted=text, vocab_size=len(set(text)) + 30, lines_are_docs=False).run()
     assert not at.exception and not at.error
     from app_helpers import player_data
 
@@ -141,6 +136,6 @@ def test_app_trains_a_paste_with_odd_unicode():
 
 
 def test_app_absurd_vocab_stops_and_says_so():
-    at = _app(vocab_size=50_000).run()
+    at = new_app(vocab_size=50_000).run()
     assert not at.exception
     assert any("no pair was left" in i.value for i in at.info)

@@ -15,6 +15,7 @@ def english():
     return tok, heldout
 
 
+@pytest.mark.slow  # an oracle over many cases or a big real tokenizer: CI runs it, the quick run does not
 def test_heldout_curve_equals_encoding_with_the_first_k_merges(english):
     tok, heldout = english
     curve = dict(metrics.heldout_curve(tok, heldout))

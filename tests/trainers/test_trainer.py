@@ -113,6 +113,7 @@ def test_toy_corpus_reproduces_reference_table(toy_reference):
 # -- the oracle ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # an oracle over many cases or a big real tokenizer: CI runs it, the quick run does not
 @pytest.mark.parametrize("tie_break", bpeviz.TIE_BREAKS)
 @pytest.mark.parametrize("level", bpeviz.LEVELS)
 @pytest.mark.parametrize("pretokenizer", PRETOKENIZERS)

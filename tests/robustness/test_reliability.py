@@ -49,6 +49,7 @@ def test_the_checker_reads_the_same_tables_as_before():
                                                           ("a", "b", None), ("x", "y", 3)]
 
 
+@pytest.mark.slow  # an oracle over many cases or a big real tokenizer: CI runs it, the quick run does not
 @pytest.mark.parametrize("name", ["o200k_base", "qwen3.6", "cl100k_base", "gpt2"])
 @pytest.mark.parametrize("run", [" ", "\t", "\u00a0"])
 def test_a_reference_survives_a_megabyte_of_one_space(name, run):

@@ -61,6 +61,7 @@ def test_compiled_replay_equals_python(docs, tie_break, count_rule, level, recor
     assert compiled.replay_ids(p.sequences, pairs, p.n_base, rules_, record_top=record_top) == want
 
 
+@pytest.mark.slow  # an oracle over many cases or a big real tokenizer: CI runs it, the quick run does not
 @pytest.mark.parametrize("tie_break", list(rules.TIE_RULES))
 @pytest.mark.parametrize(("level", "pretokenizer"), [("bytes", "gpt4"), ("chars", "gpt2"), ("bytes", "none")])
 def test_compiled_equals_python_on_english_prose_to_4096(tie_break, level, pretokenizer):

@@ -10,8 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
-from streamlit.testing.v1 import AppTest
+from app_helpers import new_app
 
 import bpeviz
 from bpeviz import formats
@@ -26,11 +25,6 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "bpeviz.cli", *args], capture_output=True, text=True, timeout=60)
 
 
-def app(**state) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    for key, value in state.items():
-        at.session_state[key] = value
-    return at
 
 
 def shown(at) -> list[str]:
@@ -72,7 +66,7 @@ def test_a_bomb_in_the_cli_is_one_line(tmp_path):
 
 
 def test_a_bomb_in_a_link_is_refused_with_the_pattern_kept():
-    at = app()
+    at = new_app()
     at.query_params["pre"] = "custom"
     at.query_params["re"] = BOMBS[0]
     at.run()
@@ -122,6 +116,7 @@ def test_a_token_too_long_is_refused_and_the_message_is_short():
     assert len(str(info.value)) < 200
 
 
+@pytest.mark.slow  # an oracle over many cases or a big real tokenizer: CI runs it, the quick run does not
 def test_the_real_rank_files_import_whole_and_encode_as_tiktoken():
     from bpeviz.data.shipped import read_shipped
 
@@ -200,11 +195,11 @@ def test_the_cli_says_one_line_for_a_hostile_file(name, tmp_path):
 
 @pytest.mark.parametrize("name", ["hf merges a number", "bpeviz alphabet of numbers", "deep nesting"])
 def test_the_app_shows_a_message_for_a_hostile_file_on_files_and_train(name):
-    at = app()
+    at = new_app()
     at.switch_page("bpeviz/app/pages/files.py").run()
     at.file_uploader(key="import_file").set_value(("evil.json", HOSTILE_FILES[name], "application/json")).run()
     assert not at.exception and at.error
-    at = app(source="import").run()
+    at = new_app(source="import").run()
     at.file_uploader(key="import_replay").set_value(("evil.json", HOSTILE_FILES[name], "application/json")).run()
     assert not at.exception and at.error and at.session_state["source"] == "import"
 
@@ -222,7 +217,7 @@ LESSONS = {
 
 @pytest.mark.parametrize("name", LESSONS)
 def test_a_hostile_lesson_file_is_refused_or_its_bad_values_named(name):
-    at = app().run()
+    at = new_app().run()
     at.file_uploader(key="snapshot_upload").set_value(("lesson.json", LESSONS[name], "application/json")).run()
     assert not at.exception
     messages = [m.value for m in [*at.error, *at.warning]]
@@ -252,7 +247,7 @@ def test_the_helpers_make_markdown_inert():
 
 
 def test_a_pattern_from_a_link_cannot_inject_an_image():
-    at = app()
+    at = new_app()
     at.query_params["pre"] = "custom"
     at.query_params["re"] = LINK + r"|\w+|\s"
     at.run()
@@ -265,12 +260,12 @@ def test_a_pattern_from_a_link_cannot_inject_an_image():
 
 
 def test_file_names_and_quirk_texts_cannot_inject():
-    at = app(source="upload").run()
+    at = new_app(source="upload").run()
     at.file_uploader(key="upload").set_value((LINK + ".txt", b"o gato \xff subiu", "text/plain")).run()
     assert not at.exception
     for body in shown(at):
         assert not live_markdown(body), body
-    at = app(q_spell=LINK, q_cut=LINK, q_indent="    " + LINK)
+    at = new_app(q_spell=LINK, q_cut=LINK, q_indent="    " + LINK)
     at.switch_page("bpeviz/app/pages/quirks.py").run()
     assert not at.exception
     for body in shown(at):
@@ -281,7 +276,7 @@ def test_file_names_and_quirk_texts_cannot_inject():
 def test_the_players_strings_hold_no_markup_escapes():
     from app_helpers import player_data
 
-    labels = player_data(app(step=3).run())["labels"]
+    labels = player_data(new_app(step=3).run())["labels"]
     assert "{pair}" in labels["ties"] and "{pair}" in labels["quiz_answer"]  # filled with textContent in the browser
     assert not any("&lt;" in v or "&gt;" in v or "**" in v or "`" in v for v in labels.values())
 
@@ -292,7 +287,7 @@ def test_the_players_strings_hold_no_markup_escapes():
 @pytest.mark.parametrize(("params", "field"), [({"vocab": "0"}, "vocab"), ({"vocab": "1000000000"}, "vocab"),
                                                ({"step": "-4"}, "step"), ({"level": "words"}, "level")])
 def test_a_bad_value_in_the_address_is_named_with_its_range(params, field):
-    at = app()
+    at = new_app()
     for key, value in params.items():
         at.query_params[key] = value
     at.run()
@@ -302,7 +297,7 @@ def test_a_bad_value_in_the_address_is_named_with_its_range(params, field):
 
 
 def test_a_replay_link_keeps_the_vocab_it_asked_for():
-    at = app()
+    at = new_app()
     at.query_params["src"] = "gpt2"
     at.query_params["vocab"] = "256"
     at.run()
@@ -310,7 +305,7 @@ def test_a_replay_link_keeps_the_vocab_it_asked_for():
 
 
 def test_a_link_to_a_corpus_brings_its_settings():
-    at = app()
+    at = new_app()
     at.query_params["corpus"] = "portuguese"
     at.run()
     assert not at.exception and not at.error

@@ -27,9 +27,11 @@ else
   .venv/bin/python -m pip install -e ".$extra" --progress-bar on --disable-pip-version-check 2>&1 | quiet
   echo "$wanted" > ".venv/.bpeviz-installed-$mode"
 fi
-if [ -n "$fast" ]; then  # compile the compiled engine once into numba's cache, so that no class waits for it
-  .venv/bin/python -c 'from bpeviz import engine; import time; t = time.time(); engine.warm() or exit(1); print(f"bpeviz: compiled engine ready ({time.time() - t:.1f} s)")' \
+if [ -n "$fast" ] && [ "$mode" = "test" ]; then  # the tests use the compiled engine at once: compile it now, once
+  .venv/bin/python -m bpeviz.engine.build bpe unigram encode \
     || echo "bpeviz: the compiled engine is not available here; everything runs on the Python engine" >&2
+elif [ -n "$fast" ]; then  # the app serves at once; numba compiles in the background, once per install
+  .venv/bin/python -c 'from bpeviz import engine; started = engine.start_background(); started and print("bpeviz: compiling the fast engine in the background (" + ", ".join(started) + "), once; the Python engine serves meanwhile")'
 fi
 if [ "$mode" = "test" ] && [ ! -x /usr/bin/chromium ]; then
   echo "bpeviz: installing Debian's chromium for the browser tests"

@@ -90,14 +90,15 @@ def trained_runs() -> Kept:
 
 def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[int, int], None] | None = None) -> bpeviz.Tokenizer:
     """Train (or replay) once per source and settings; stepping only indexes the result."""
-    key = (sources.digest(source), settings)
+    chosen = engine()
+    key = (sources.digest(source), settings, chosen)
     store = trained_runs()
     tok = store.get(key)
     if tok is None:
         if settings.algorithm == "unigram":
             check_unigram_size(source, settings)
         tok = sources.tokenizer_for(source, settings, progress=budget().watch(progress), record_top=RECORD_TOP,
-                                    engine=engine())
+                                    engine=chosen)
         store.put(key, tok)
     return tok
 
@@ -112,8 +113,12 @@ def budget() -> Budget:
 
 
 def engine() -> str:
-    """"auto": the compiled engine when it is loaded or in numba's cache, else Python; nothing compiles in a visit."""
-    return "auto"
+    """The engine the visitor chose (Train's settings; "auto" by default: the compiled one when it is loaded or in
+    numba's cache, else Python). "compiled" before it is ready falls back to "auto": nothing compiles in a visit."""
+    chosen = str(st.session_state.get("engine", "auto"))
+    if chosen == "compiled" and engines.status("bpe") not in ("loaded", "ready"):
+        return "auto"
+    return chosen if chosen in engines.ENGINES else "auto"
 
 
 def for_page(lesson: Lesson) -> bpeviz.Tokenizer | None:

@@ -13,9 +13,11 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import bpeviz
+from bpeviz import engine as engines
 from bpeviz.core import rules
 from bpeviz.core.records import Settings
 from bpeviz.data import corpora
+from bpeviz.engine import ENGINES
 from bpeviz.lessons import render, sources
 from bpeviz.pre_tokenizers.patterns import MAX_PATTERN_LENGTH
 from bpeviz.trainers.settings import resolve_settings
@@ -224,8 +226,18 @@ def settings_picker(source: sources.CorpusSource | None) -> None:
              help=" · ".join(f"{tie_name(k)}: {tie_why(k)}" for k in bpeviz.TIE_BREAKS), on_change=_on_rule_change)
     st.radio(t("count_rule"), list(rules.COUNT_RULES), key="count_rule", horizontal=True, format_func=labels("count_{}"),
              help=t("count_rule_help"), on_change=_on_rule_change)
+    engine_picker()
     with st.expander(t("preview"), expanded=False):
         split_preview(source)
+
+
+def engine_picker() -> None:
+    """The loop that trains: auto, Python or compiled, with one sentence on what each is and where the compiled one is."""
+    st.radio(t("engine_choice"), ENGINES, key="engine", horizontal=True, format_func=labels("engine_choice_{}"),
+             help=t("engine_choice_help"))
+    where = engines.status("bpe")
+    if where in ("compiling", "unavailable", "failed"):
+        st.caption(t(f"engine_status_{where}"))
 
 
 def pretokenizer_label(name: object, language: str) -> str:

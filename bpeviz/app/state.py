@@ -19,6 +19,7 @@ from bpeviz import formats
 from bpeviz.core import rules
 from bpeviz.core.records import Settings
 from bpeviz.data import corpora
+from bpeviz.engine import ENGINES
 from bpeviz.lessons import mix, render
 from bpeviz.pre_tokenizers import splits as pretokenize
 from bpeviz.trainers.settings import resolve_settings
@@ -97,6 +98,7 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("tie_break", "first", "tie", choices=bpeviz.TIE_BREAKS),
     Field("count_rule", "overlapping", "count", choices=tuple(rules.COUNT_RULES)),
     Field("dialect", "", "dialect", choices=("", *rules.DIALECTS)),
+    Field("engine", "auto", "engine", choices=ENGINES),  # which loop trains (the merges are the same)
     Field("step", 0, "step", low=0, high=MAX_STEP),
     Field("alg_bpe_step", 0, "bstep", low=0, high=MAX_STEP),  # the Compare algorithms page's three players
     Field("alg_wordpiece_step", 0, "wstep", low=0, high=MAX_STEP),

@@ -50,10 +50,17 @@ def _add_rules(p: argparse.ArgumentParser, *, level_default: str | None = "bytes
 def _add_counting(p: argparse.ArgumentParser) -> None:
     """Where the pre-tokens are counted: here, in worker processes, or on a Dask cluster."""
     p.add_argument("--workers", type=_whole(1), default=None,
-                   help="processes that count (default: every core for files of 8 MB or more, else 1)")
+                   help="processes that count (default: every core for files of 8 MB or more, else 1; at most the cores)")
     p.add_argument("--scheduler", default=None,
                    help="count on Dask: local:N (N worker processes on this machine) or tcp://HOST:PORT (needs bpeviz[cluster])")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+
+
+def _add_output(p: argparse.ArgumentParser, what: str) -> None:
+    """-o and --force, as every command that writes a file takes them."""
+    p.add_argument("-o", "--output", help=f"{what}; never over an input, nor over a file unless --force")
+    p.add_argument("--force", action="store_true", help="replace -o's file if it exists (always whole: the old file stays "
+                   "until the new one is complete)")
 
 
 def _add_train(sub) -> None:
@@ -67,10 +74,11 @@ def _add_train(sub) -> None:
     _add_counting(t)
     t.add_argument("--engine", choices=ENGINES, default="auto",
                    help="BPE's merge loop and Unigram's EM and pruning: python, compiled (numba: pip install \"bpeviz[fast]\"), "
-                        "or auto (default: compiled for big corpora when numba is installed); the result is the same")
+                        "or auto (default: compiled once numba's cache holds it; a first big run compiles it in the "
+                        "background, once); the result is the same")
     t.add_argument("--json", action="store_true", help="one JSON object per merge")
     t.add_argument("--bytes", action="store_true", help="print tokens as Python byte literals (minbpe style)")
-    t.add_argument("-o", "--output", help="save the tokenizer as JSON")
+    _add_output(t, "save the tokenizer as JSON")
     t.set_defaults(run=commands.cmd_train)
 
 
@@ -81,8 +89,7 @@ def _add_count(sub) -> None:
     c.add_argument("--dialect", choices=tuple(DIALECTS), default=None, help="split as this trainer does (its pretokenizer)")
     c.add_argument("--lines", action="store_true", help="one document per line")
     _add_counting(c)
-    c.add_argument("-o", "--output", help="counts.tsv (piece<TAB>count; \\ \\t \\n \\r \\xNN escaped) or counts.parquet; "
-                                          "default: TSV on stdout")
+    _add_output(c, "counts.tsv (piece<TAB>count; \\ \\t \\n \\r \\xNN escaped) or counts.parquet; default: TSV on stdout")
     c.set_defaults(run=commands.cmd_count)
 
 
@@ -119,7 +126,7 @@ def _add_files(sub) -> None:
     x = sub.add_parser("export", help="write a saved tokenizer in another format")
     x.add_argument("tokenizer")
     x.add_argument("--format", choices=tuple(formats.FORMATS), required=True)
-    x.add_argument("-o", "--output")
+    _add_output(x, "the file (a .tiktoken gets its sidecar, the same name + .json)")
     x.set_defaults(run=commands.cmd_export)
 
     i = sub.add_parser("import", help="read a tokenizer.json, .tiktoken, bpeviz JSON, CSV or .vocab file and list its merges")
@@ -127,8 +134,15 @@ def _add_files(sub) -> None:
     i.add_argument("--merges", type=_whole(0), default=None, help="keep only the first N merges")
     i.add_argument("--show", type=_whole(0), default=None, help="how many merges to print (default: the kept ones, or 20)")
     i.add_argument("--bytes", action="store_true", help="print tokens as Python byte literals")
-    i.add_argument("-o", "--output", help="save as a bpeviz tokenizer JSON")
+    _add_output(i, "save as a bpeviz tokenizer JSON")
     i.set_defaults(run=commands.cmd_import)
+
+
+def _add_corpus(sub) -> None:
+    c = sub.add_parser("corpus", help="write a corpus bpeviz ships (no name: list them), e.g. to train on from the command line")
+    c.add_argument("name", nargs="?", help="a corpus (toy_pt, english, portuguese, python, udhr-pt, ...) or toy-table-wrong")
+    _add_output(c, "the file (default: stdout)")
+    c.set_defaults(run=commands.cmd_corpus)
 
 
 def _add_app(sub) -> None:
@@ -145,5 +159,6 @@ def parser() -> argparse.ArgumentParser:
     _add_encode(sub)
     _add_count_tokens(sub)
     _add_files(sub)
+    _add_corpus(sub)
     _add_app(sub)
     return p

@@ -11,6 +11,7 @@ from typing import Any
 
 from bpeviz import engine, formats
 from bpeviz.counting import blocks
+from bpeviz.data import corpora
 from bpeviz.lessons import render
 from bpeviz.models.base import TokenizerBase
 from bpeviz.models.bpe import Tokenizer
@@ -20,6 +21,7 @@ from bpeviz.pre_tokenizers import splits
 from bpeviz.trainers.settings import resolve_settings
 from bpeviz.trainers.training import train_counts
 
+from .files import check_output, write_atomic, write_bytes
 from .output import Bar, aligned, merge_json, merge_lines, round_line, unigram_lines, wordpiece_lines
 
 PROGRESS_BYTES = 8_000_000  # count-tokens shows a bar for inputs this large
@@ -97,13 +99,15 @@ def _count(args: argparse.Namespace, pretokenizer: str, dummy_prefix: bool, repo
 
 def cmd_count(args: argparse.Namespace) -> int:
     settings = resolve_settings(1, level="bytes", pretokenizer=args.pretokenizer, dialect=args.dialect)
+    if args.output:
+        check_output(args.output, force=args.force, inputs=args.files)  # before the counting, not after it
     table = _count(args, settings.pretokenizer, settings.dummy_prefix)
     if args.output:
-        blocks.write_counts(table, args.output)
+        write_atomic(args.output, lambda part: blocks.write_counts(table, part))
         print(f"bpeviz: wrote {args.output}", file=sys.stderr)
     else:
-        sys.stdout.write(blocks.HEADER + json.dumps({"pretokenizer": table.pretokenizer,
-                                                       "dummy_prefix": table.dummy_prefix}) + "\n")
+        sys.stdout.write(blocks.HEADER + json.dumps({"pretokenizer": table.pretokenizer, "dummy_prefix": table.dummy_prefix,
+                                                       "rows": len(table.counts)}) + "\n")
         sys.stdout.writelines(f"{blocks.escape_piece(p)}\t{n}\n" for p, n in table.counts.items())
     return 0
 
@@ -113,6 +117,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     args.level = _level(args) if bpe else args.level
     if bool(args.files) == bool(args.counts):
         raise UsageError("give the text files to train on, or --counts with a table from bpeviz count (one of them)")
+    if args.output:
+        check_output(args.output, force=args.force, inputs=[*args.files, *([args.counts] if args.counts else [])])
     tok, seconds = _train(args)
     if bpe:
         print(f"bpeviz: {len(tok.merges):,} merges on the {tok.engine} engine in {seconds:.2f} s", file=sys.stderr)
@@ -125,7 +131,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                else "no more pieces win a segmentation of this corpus (SentencePiece stops there too)")
         print(f"bpeviz: stopped at {tok.vocab_size:,} tokens of {args.vocab_size:,}: {why}", file=sys.stderr)
     if args.output:
-        tok.save(args.output)
+        write_atomic(args.output, tok.save)
         print(f"bpeviz: saved {args.output}", file=sys.stderr)
     return 0
 
@@ -243,21 +249,26 @@ def cmd_count_tokens(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    tok = formats.load(args.tokenizer)
     fmt = formats.FORMATS[args.format]
+    if args.output:
+        for path in [args.output] + ([args.output + ".json"] if fmt.sidecar is not None else []):
+            check_output(path, force=args.force, inputs=[args.tokenizer])
+    tok = formats.load(args.tokenizer)
     data = fmt.write(tok)
     if not args.output:
         sys.stdout.buffer.write(data)
         return 0
-    Path(args.output).write_bytes(data)
+    write_bytes(args.output, data)
     print(f"bpeviz: wrote {args.output}", file=sys.stderr)
     if fmt.sidecar is not None:
-        Path(args.output + ".json").write_bytes(fmt.sidecar(tok))
+        write_bytes(args.output + ".json", fmt.sidecar(tok))
         print(f"bpeviz: wrote {args.output}.json (split pattern and special tokens)", file=sys.stderr)
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output(args.output, force=args.force, inputs=[args.file])
     tok = formats.import_file(args.file, n_merges=args.merges)
     show = args.show if args.show is not None else (len(tok.merges) if args.merges is not None else 20)
     lines = merge_lines(tok.merges[:show], args.bytes)
@@ -268,6 +279,30 @@ def cmd_import(args: argparse.Namespace) -> int:
     if show < len(tok.merges):
         print(f"bpeviz: {len(tok.merges) - show:,} more merges not shown (--show N)", file=sys.stderr)
     if args.output:
-        tok.save(args.output)
+        write_atomic(args.output, tok.save)
         print(f"bpeviz: saved {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_corpus(args: argparse.Namespace) -> int:
+    """A corpus bpeviz ships, on stdout or into a file (with no name: the list of them)."""
+    if args.name is None:
+        for key, info in corpora.CORPORA.items():
+            print(f"{key:<16} {info.label}")
+        for name in ("correct", "ties", "wrong"):
+            print(f"{'toy-table-' + name:<16} a merge table worked by hand on toy_pt ({name}), for bpeviz check")
+        return 0
+    if args.name.startswith("toy-table-"):
+        path = corpora.CORPORA_DIR / "tables" / f"toy_{args.name.removeprefix('toy-table-')}.txt"
+        if not path.is_file():
+            raise UsageError(f"no table {args.name!r}: toy-table-correct, toy-table-ties or toy-table-wrong")
+        text = path.read_text(encoding="utf-8")
+    else:
+        text = corpora.corpus_text(args.name)
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    check_output(args.output, force=args.force)
+    write_bytes(args.output, text.encode("utf-8"))
+    print(f"bpeviz: wrote {args.output} ({len(text):,} characters)", file=sys.stderr)
     return 0

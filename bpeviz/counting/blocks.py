@@ -14,7 +14,9 @@ whole text at once, order included.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
+import sys
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -33,6 +35,29 @@ __all__ = ["BLOCK_BYTES", "HEADER", "PARALLEL_MIN_BYTES", "Block", "CountTable",
 BLOCK_BYTES = 4 << 20  # read this much at a time; a block holds about as much text
 PARALLEL_MIN_BYTES = 8 << 20  # below this, starting worker processes costs more than it saves
 MAX_LOCAL_WORKERS = cluster.MAX_LOCAL_WORKERS  # local:N starts N processes: no more than the machine's cores
+
+
+def workers_for(workers: int | str | None, n_bytes: int) -> int:
+    """How many processes count n_bytes: "auto" (or None) every core from PARALLEL_MIN_BYTES up, else 1; a number
+    is capped at the machine's cores (more processes than cores only add start-up and memory).
+
+    Example: workers_for("auto", 1_000) -> 1; workers_for(10_000, 1 << 30) -> the cores
+    """
+    if workers is None or workers == "auto":
+        return MAX_LOCAL_WORKERS if n_bytes >= PARALLEL_MIN_BYTES else 1
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be \"auto\" or a whole number of processes, 1 or more, not {str(workers)[:20]!r}.")
+    return min(workers, MAX_LOCAL_WORKERS)
+
+
+def _die_with_parent() -> None:
+    """In a counting process: end when the process that started it ends (Linux), so none outlives a killed command."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
 
 
 @dataclass(frozen=True)
@@ -182,7 +207,7 @@ def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent) as pool:
         _add_in_order(counts, blocks, lambda docs: pool.submit(splits.count_pieces, docs, pretokenizer),
                       2 * workers, advance)
     return counts
@@ -217,8 +242,7 @@ def count_files(paths: Sequence[str | Path], pretokenizer: str, *, lines: bool =
             raise BpevizError("is_folder", f"{path} is a folder; give a text file")
         sizes.append(p.stat().st_size)
     total = sum(sizes)
-    if workers is None:
-        workers = (os.cpu_count() or 1) if total >= PARALLEL_MIN_BYTES else 1
+    workers = workers_for(workers, total)
     blocks = read_blocks(paths, lines=lines, pretokenizer=pretokenizer, dummy_prefix=dummy_prefix, block_bytes=block_bytes)
     if scheduler and (lines or splits.is_chunkable(pretokenizer)):  # the workers read their own byte ranges
         splits.resolve(pretokenizer)

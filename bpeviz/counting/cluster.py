@@ -23,7 +23,7 @@ from bpeviz.core.errors import BpevizError
 from bpeviz.pre_tokenizers import splits
 
 RANGE_BYTES = 16 << 20  # one task reads about this much
-MAX_LOCAL_WORKERS = os.cpu_count() or 1  # local:N starts N processes: no more than the machine's cores
+MAX_LOCAL_WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)  # cores
 FIRST_WINDOW = 1 << 16  # bytes looked at for a cut after a range's edge; doubled until one is found
 MAX_WINDOW = 32_000_000  # bytes with no place to cut: counting.MAX_UNCUT_CHARS, about
 

@@ -67,7 +67,7 @@ def unescape_piece(field: str) -> str:
 
 def write_counts(table: CountTable, path: str | Path) -> None:
     """Save the table as TSV, or as Parquet when the name ends in .parquet (columns piece: bytes, count)."""
-    meta = {"pretokenizer": table.pretokenizer, "dummy_prefix": table.dummy_prefix}
+    meta = {"pretokenizer": table.pretokenizer, "dummy_prefix": table.dummy_prefix, "rows": len(table.counts)}
     if str(path).endswith(".parquet"):
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -109,6 +109,9 @@ def read_counts(path: str | Path, pretokenizer: str | None = None) -> CountTable
         if isinstance(exc, BpevizError):
             raise
         raise BpevizError("counts_bad_line", f"{path}, line {number}: {exc}") from None
+    if "rows" in meta and meta["rows"] != len(counts):  # a table cut short (a write interrupted, a copy truncated)
+        raise BpevizError("counts_truncated", f"{path} holds {len(counts):,} rows where its header says {meta['rows']:,}: "
+                          "the table is incomplete; count the corpus again", rows=len(counts), expected=meta["rows"])
     return _table(counts, meta, pretokenizer, path)
 
 
@@ -119,6 +122,8 @@ def _header(text: str, path: str | Path) -> dict:
         raise BpevizError("counts_bad_header", f"{path}: the first line is not a bpeviz counts header") from None
     if not isinstance(meta, dict) or not isinstance(meta.get("pretokenizer"), str):
         raise BpevizError("counts_bad_header", f"{path}: the header does not name the pretokenizer")
+    if "rows" in meta and (isinstance(meta["rows"], bool) or not isinstance(meta["rows"], int) or meta["rows"] < 0):
+        raise BpevizError("counts_bad_header", f"{path}: \"rows\" in the header is a whole number")
     if not isinstance(meta.get("dummy_prefix", False), bool):
         raise BpevizError("counts_bad_header", f"{path}: \"dummy_prefix\" in the header is true or false, not "
                           f"{str(meta['dummy_prefix'])[:20]!r}")

@@ -54,6 +54,7 @@ def resolve(name: str = "auto", *, size: int = 0, group: str = "bpe") -> Engine:
     if size < AUTO_MIN_SYMBOLS:
         return PYTHON
     if background.ready(group) and loading.load(group):
+        load_ready()  # numba is imported now: the other ready groups cost a fifth of a second more (encode long texts)
         return COMPILED
     background.start(group)
     return PYTHON

@@ -35,18 +35,20 @@ def corpus_documents(corpus: Corpus, level: str) -> list[str]:
     return docs
 
 
-def corpus_words(docs: Sequence[str], settings: Settings, workers: int = 1) -> Counter[str]:
+def corpus_words(docs: Sequence[str], settings: Settings, workers: int | str = 1) -> Counter[str]:
     """Distinct pre-tokens of the documents with their counts, as training with these settings sees them.
 
-    workers > 1 counts a big corpus (PARALLEL_MIN_BYTES or more) in that many forked processes; the
-    table is the same, order included. Only a single-threaded process forks (a fork copies other
-    threads' locks mid-use; spawn would re-run the caller's script): a server counts here.
+    A big corpus (PARALLEL_MIN_BYTES or more) is counted in forked processes: "auto" every core, a number as many
+    (at most the cores); the table is the same, order included. Only a single-threaded process forks (a fork copies
+    other threads' locks mid-use; spawn would re-run the caller's script): a server, or a notebook, counts here.
     """
     if settings.dummy_prefix:
         docs = [" " + doc for doc in docs]
-    if workers > 1 and can_fork() and sum(map(len, docs)) >= blocks.PARALLEL_MIN_BYTES:
+    size = sum(map(len, docs))
+    n = blocks.workers_for(workers, size)
+    if n > 1 and can_fork() and size >= blocks.PARALLEL_MIN_BYTES:
         parts = blocks.text_blocks(docs, settings.pretokenizer)
-        return blocks.count_blocks(parts, settings.pretokenizer, workers=workers)
+        return blocks.count_blocks(parts, settings.pretokenizer, workers=n)
     return splits.count_pieces(docs, settings.pretokenizer)
 
 

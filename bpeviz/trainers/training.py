@@ -16,6 +16,7 @@ from bpeviz import engine as engines
 from bpeviz.core.errors import BpevizError
 from bpeviz.core.gc import paused_gc
 from bpeviz.core.records import ALGORITHM_SPECS, Corpus, Settings, has_raw_bytes, to_bytes
+from bpeviz.counting.blocks import workers_for
 from bpeviz.counting.tables import CountTable
 from bpeviz.models.base import TokenizerBase
 from bpeviz.models.bpe import Tokenizer
@@ -51,21 +52,21 @@ def _options(options: Mapping[str, object], function: str) -> Mapping[str, Any]:
 
 
 @overload
-def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int = 1,
+def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int | str = "auto",
           transition: int | None = None, algorithm: Literal["bpe", "superbpe", "boundless"] = "bpe",
           **options: Unpack[TrainOptions]) -> Tokenizer: ...
 @overload
-def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int = 1,
+def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int | str = "auto",
           transition: int | None = None, algorithm: Literal["wordpiece"],
           **options: Unpack[TrainOptions]) -> WordPieceTokenizer: ...
 @overload
-def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int = 1,
+def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int | str = "auto",
           transition: int | None = None, algorithm: Literal["unigram"],
           **options: Unpack[TrainOptions]) -> UnigramTokenizer: ...
 @overload
-def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int = 1,
+def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int | str = "auto",
           transition: int | None = None, algorithm: str, **options: Unpack[TrainOptions]) -> TokenizerBase: ...
-def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int = 1,
+def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, workers: int | str = "auto",
           transition: int | None = None, algorithm: str = "bpe", **options: Unpack[TrainOptions]) -> TokenizerBase:
     """Train a tokenizer to vocab_size = base symbols + merges (BPE), distinct tokens (WordPiece) or pieces (Unigram).
 
@@ -75,10 +76,11 @@ def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, w
     dialect (rules.DIALECTS: "minbpe", "hf", "sentencepiece-bpe", "tiktoken-educational") supplies
     the rules of a real trainer for what is not given. Stops early (with fewer merges) when no pair
     is left. progress(done, total) is called now and then; record_top=N keeps the N best pairs of
-    every step (Merge.top). engine: "auto", "python" or "compiled" (numba, the `fast` extra) runs BPE's
-    merge loop (Unigram's EM and pruning), with the same result either way; tok.engine says which ran. workers=N counts a big
-    corpus in N processes (see bpe.corpus_words). "superbpe" (superbpe.py) learns words up to the vocabulary size
-    `transition`, then merges across spaces (Merge.stage 2); "boundless" (boundless.py) merges whole words too.
+    every step (Merge.top). engine: "auto", "python" or "compiled" (numba, the `fast` extra) runs BPE's merge loop
+    (Unigram's EM and pruning), with the same result either way; tok.engine says which ran. workers: "auto" counts a
+    big corpus on every core, N in N processes (at most the cores), 1 here (see bpe.corpus_words). "superbpe"
+    (superbpe.py) learns words up to the vocabulary size `transition`, then merges across spaces (Merge.stage 2);
+    "boundless" (boundless.py) merges whole words too.
     Example: train(["o gato", "o cão"], vocab_size=12).merges[0].token -> " " + ...
     """
     o = _options(options, "train")
@@ -90,11 +92,10 @@ def train(corpus: Corpus, *, vocab_size: int, pretokenizer: str | None = None, w
 
 
 def train_settings(corpus: Corpus, settings: Settings, *, progress: Progress | None = None,
-                   record_top: int = 0, engine: str = "auto", workers: int = 1) -> TokenizerBase:
+                   record_top: int = 0, engine: str = "auto", workers: int | str = "auto") -> TokenizerBase:
     """train with settings resolved already (resolve_settings): what the app and the sources pass through, resolved once."""
     check_engine(engine, settings)
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a whole number of processes, 1 or more, not {workers!r}.")
+    workers_for(workers, 0)  # "auto" or a whole number, checked before the corpus is read
     docs = corpus_documents(corpus, settings.level)
     if ALGORITHM_SPECS[settings.algorithm].family == "superword":
         return _train_superword(docs, settings, progress, record_top, engine)

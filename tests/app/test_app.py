@@ -572,8 +572,12 @@ def test_the_train_page_says_which_engine_trained():
     from bpeviz import engine
     from bpeviz.app import runs
 
+    new_app(vocab_size=58).run()  # the server's first run starts its warm-up, which loads a ready engine
+    for thread in threading.enumerate():
+        if thread.name == runs.WARM_UP_THREAD:
+            thread.join()
     loaded = engine.status("bpe") == "loaded"  # auto takes the compiled engine once it is loaded, at any size
-    at = new_app().run()
+    at = new_app(vocab_size=57).run()  # a setting no other test uses: trained now
     said = "trained by the compiled merge loop" if loaded else "trained by the Python merge loop"
     assert any(said in c.value for c in at.caption)
     assert runs.engine() == "auto"
@@ -673,3 +677,16 @@ def test_classroom_tables_escape_what_the_corpus_holds():
     cells = [str(v) for table in at.table for v in table.value.to_numpy().ravel()]
     assert any("\\!\\[" in c or "\\]\\(" in c for c in cells)  # the corpus's signs reached the table, escaped
     assert not any(re.search(r"(?<!\\)[\[\]!(]", c) for c in cells)
+
+
+def test_the_teacher_picks_the_engine_and_the_page_says_which_trained():
+    from bpeviz import engine
+
+    at = new_app(engine="python", vocab_size=61).run()
+    assert not at.exception and any(r.label == "Engine" for r in at.sidebar.radio)
+    assert any("trained by the Python merge loop" in c.value for c in at.caption)
+    assert at.query_params["engine"] == "python"  # kept in the address bar, like every setting
+    engine.resolve("compiled", group="bpe")  # loaded in this process, as the warm-up does once numba's cache holds it
+    at.session_state["engine"] = "compiled"
+    at.run()
+    assert any("trained by the compiled merge loop" in c.value for c in at.caption)

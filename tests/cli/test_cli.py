@@ -164,3 +164,99 @@ def test_other_algorithms_refuse_bpe_settings_in_one_line(toy_file):
     assert out.returncode == 2 and "tie_break are rules of BPE training; wordpiece has its own" in out.stderr
     out = run("train", str(toy_file), "--algorithm", "wordpiece", "--vocab-size", "5")
     assert out.returncode == 2 and "smaller than the" in out.stderr and "starting pieces" in out.stderr
+
+
+# -- outputs: whole, never over an input, replaced only when asked (issues 43.4, 49.7) ---------------
+
+
+def test_an_output_is_never_an_input_and_replaces_a_file_only_with_force(toy_file, tmp_path):
+    target = tmp_path / "toy.txt"
+    assert run("corpus", "toy_pt", "-o", str(target)).returncode == 0
+    assert target.read_text(encoding="utf-8") == corpora.corpus_text("toy_pt")
+    again = run("corpus", "english", "-o", str(target))
+    assert again.returncode == 2 and "exists; add --force" in again.stderr
+    assert target.read_text(encoding="utf-8").startswith("o gato")
+    for args in (["train", str(target), "--vocab-size", "64", "-o"], ["count", str(target), "-o"]):
+        refused = run(*args, str(target), "--force")
+        assert refused.returncode == 2 and "also an input" in refused.stderr, refused.stderr
+        assert target.read_text(encoding="utf-8") == corpora.corpus_text("toy_pt")  # the corpus is untouched
+    assert run("corpus", "english", "-o", str(target), "--force").returncode == 0
+    assert target.read_text(encoding="utf-8") == corpora.corpus_text("english")
+    assert [p.name for p in tmp_path.iterdir()] == ["toy.txt"]  # no temporary file left
+
+
+def test_an_interrupted_write_leaves_the_old_file_as_it_was(tmp_path):
+    from bpeviz.cli.files import write_atomic
+
+    target = tmp_path / "counts.tsv"
+    target.write_text("the user's previous table\n")
+
+    def interrupted(part):
+        part.write_text("# bpeviz counts {...}\nhalf a tab")
+        raise KeyboardInterrupt  # Ctrl-C while writing
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(str(target), interrupted)
+    assert target.read_text() == "the user's previous table\n" and [p.name for p in tmp_path.iterdir()] == ["counts.tsv"]
+
+
+def test_a_count_table_cut_short_is_refused(toy_file, tmp_path):
+    table = tmp_path / "counts.tsv"
+    assert run("count", str(toy_file), "-o", str(table)).returncode == 0
+    lines = table.read_text(encoding="utf-8").splitlines(keepends=True)
+    table.write_text("".join(lines[:-3]), encoding="utf-8")  # as a copy or a write that stopped early leaves it
+    out = run("train", "--counts", str(table), "--vocab-size", "300")
+    assert out.returncode == 2 and "incomplete" in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_the_corpus_command_lists_and_writes_the_shipped_corpora():
+    listed = run("corpus")
+    assert listed.returncode == 0 and "udhr-pt" in listed.stdout and "toy-table-wrong" in listed.stdout
+    assert run("corpus", "toy-table-wrong").stdout.splitlines()[0].strip()
+    assert run("corpus", "nope").returncode == 2
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is pid (from /proc)."""
+    from pathlib import Path
+
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGKILL"])
+def test_an_interrupted_count_leaves_no_worker_behind(tmp_path, signal_name):
+    import os
+    import signal
+    import time
+
+    big = tmp_path / "big.txt"
+    big.write_text((corpora.corpus_text("portuguese") + "\n") * 80, encoding="utf-8")  # ~30 MB: counted in processes
+    command = subprocess.Popen([sys.executable, "-m", "bpeviz.cli", "count", str(big), "--workers", "4", "-o",
+                                str(tmp_path / "c.tsv")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (workers := _children(command.pid)) and command.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert workers, "the count started no worker"
+    command.send_signal(getattr(signal, signal_name))
+    command.wait(timeout=60)
+    deadline = time.monotonic() + 30
+    while any(os.path.exists(f"/proc/{pid}") and "(Z)" not in _state(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if os.path.exists(f"/proc/{pid}") and "(Z)" not in _state(pid)]
+    assert not (tmp_path / "c.tsv").exists()  # nothing half-written in its place
+
+
+def _state(pid: int) -> str:
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0].join("()")
+    except OSError:
+        return "(gone)"

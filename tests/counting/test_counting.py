@@ -92,7 +92,7 @@ def test_tables_round_trip_with_order_and_settings(tmp_path, name):
 def test_the_tsv_is_readable_text(tmp_path):
     counting.write_counts(CountTable(Counter(TRICKY), "gpt2"), tmp_path / "c.tsv")
     lines = (tmp_path / "c.tsv").read_text(encoding="utf-8").split("\n")
-    assert lines[0] == '# bpeviz counts {"pretokenizer": "gpt2", "dummy_prefix": false}'
+    assert lines[0] == f'# bpeviz counts {{"pretokenizer": "gpt2", "dummy_prefix": false, "rows": {len(TRICKY)}}}'
     assert lines[1:5] == ["o\t3", " gato\t2", "a\\tb\t1", "\\n\\n\t4"]
     assert "raw\\xff\t1" in lines and "\\\\x41\t1" in lines
 

@@ -205,10 +205,13 @@ real = counting.count_blocks
 counting.count_blocks = lambda *a, **k: calls.append(k["workers"]) or real(*a, **k)
 counting.PARALLEL_MIN_BYTES = 10_000  # a small corpus takes the parallel path here
 text = corpora.corpus_text("english")
-one = training.train(text, vocab_size=900, level="bytes", pretokenizer="gpt4", record_top=3)
+one = training.train(text, vocab_size=900, level="bytes", pretokenizer="gpt4", record_top=3, workers=1)
 two = training.train(text, vocab_size=900, level="bytes", pretokenizer="gpt4", record_top=3, workers=2)
-assert calls == [2], calls
-assert two.merges == one.merges and two.corpus_bytes == one.corpus_bytes
+auto = training.train(text, vocab_size=900, level="bytes", pretokenizer="gpt4", record_top=3)  # every core
+many = training.train(text, vocab_size=900, level="bytes", pretokenizer="gpt4", record_top=3, workers=10_000)
+cores = counting.MAX_LOCAL_WORKERS
+assert calls == [2] + [cores, cores] * (cores > 1), calls  # 10 000 is capped at the cores
+assert two.merges == one.merges == auto.merges == many.merges and two.corpus_bytes == one.corpus_bytes
 print("same")
 """
 
@@ -220,5 +223,43 @@ def test_workers_count_in_processes_and_learn_the_same_merges():
     # a fresh single-threaded process: only such a process forks workers (this one runs Streamlit's threads)
     done = subprocess.run([sys.executable, "-c", PARALLEL], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "same", done.stderr
-    with pytest.raises(ValueError, match="workers must be a whole number"):
+    with pytest.raises(ValueError, match="workers must be \"auto\" or a whole number"):
         bpeviz.train("o gato", vocab_size=12, workers=0)
+
+
+FIRST_RUN = """
+import json, sys, bpeviz
+from bpeviz import engine
+from bpeviz.data import corpora
+text = corpora.corpus_text("english") + corpora.corpus_text("portuguese")
+tok = bpeviz.train(text, vocab_size=600, level="bytes", pretokenizer="gpt4")
+print(json.dumps([tok.engine, engine.status("bpe"), "numba" in sys.modules]))
+"""
+
+
+@pytest.mark.slow  # a background process compiles BPE's kernels into an empty cache (tens of seconds on 2 cores)
+def test_a_first_run_on_an_empty_cache_compiles_in_the_background_and_a_later_run_uses_it(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    cache = tmp_path / "numba"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+
+    first = run("-c", FIRST_RUN)
+    assert json.loads(first.stdout) == ["python", "compiling", False], first.stderr  # numba not even imported in the call
+    (tmp_path / "prose.txt").write_text(corpora.corpus_text("portuguese"), encoding="utf-8")
+    cli = run("-m", "bpeviz", "train", "prose.txt", "--vocab-size", "300")
+    assert cli.returncode == 0 and "merges on the python engine" in cli.stderr
+    assert "the fast engine is compiling in the background, once; this run uses the Python loop" in cli.stderr
+    deadline = time.monotonic() + 900
+    while not list((cache / "bpeviz").glob("bpeviz-ready-bpe-*")):  # the background build's marker
+        assert not list((cache / "bpeviz").glob("bpeviz-failed-bpe-*")) and time.monotonic() < deadline
+        time.sleep(0.5)
+    later = run("-c", FIRST_RUN)
+    assert json.loads(later.stdout) == ["compiled", "loaded", True], later.stderr

@@ -28,6 +28,7 @@ from .i18n import LANGUAGES, bound, corpus_label, error_text, labels, pretokeniz
 MAX_TEXT_CHARS = 5_000_000  # pasted text; bigger corpora: upload a file or use the CLI
 MAX_UPLOAD_MB = 5  # a text file to train on
 MAX_TOKENIZER_MB = 20  # a tokenizer file to replay (o200k_base's .tiktoken is 3.6 MB)
+TOKENIZER_FILE_TYPES = ["json", "tiktoken", "model", "csv", "vocab"]  # bpeviz JSON, tokenizer.json, ranks, SentencePiece
 PASTE_VOCAB = 300  # pasted text usually has more than 64 different characters
 REPLAY_VOCAB = 256 + 50  # replays start with their first 50 merges
 
@@ -179,7 +180,7 @@ def corpus_picker() -> Lesson:
     elif source == "gpt2":
         st.caption(t("gpt2_replay_note"))
     elif source == "import":
-        st.file_uploader(t("tokenizer_file", cap=MAX_TOKENIZER_MB), type=["json", "tiktoken", "csv", "vocab"],
+        st.file_uploader(t("tokenizer_file", cap=MAX_TOKENIZER_MB), type=TOKENIZER_FILE_TYPES,
                          key="import_replay", max_upload_size=MAX_TOKENIZER_MB, help=t("tokenizer_file_help"))
     elif source == "paste":
         st.text_area(t("paste_here"), key="pasted", height=160, placeholder=t("paste_placeholder"), max_chars=MAX_TEXT_CHARS,

@@ -28,8 +28,12 @@ def token_info(token_id: int, token: str | bytes, tok=None, reference_name: str 
                      if merge is not None else t("tip_base"))
     elif reference_name is not None:
         parents = reference_parents(reference_name, token_id)
-        lines.append(t("tip_rank", rank=token_id) + (" · " + t("tip_parents", left=render.show(parents[0]),
-                                                             right=render.show(parents[1])) if parents else ""))
+        rank = getattr(reference(reference_name), "rank_of", lambda i: i)(token_id)  # Tekken: ids start after specials
+        said = [t("tip_rank", rank=rank)] if rank is not None else []
+        if parents:
+            said.append(t("tip_parents", left=render.show(parents[0]), right=render.show(parents[1])))
+        if said:
+            lines.append(" · ".join(said))
     if render.is_partial(token):
         lines.append(t("tip_partial"))
     return "\n".join(lines)
@@ -174,7 +178,8 @@ def compare(text: str, tok: bpeviz.Tokenizer | None, *, label: str | None = None
     for name, encoding in ENCODINGS.items():
         pieces = reference_tokens(name, text)
         st.markdown(f"**{render.md(encoding.label)}** · {t('n_tokens_short', n=len(pieces))}")
-        chips(list(pieces), show_ids=True, reference_name=name, marks=render.covering([b for _, b in pieces], text, *span))
+        chips(list(pieces), show_ids=True, reference_name=name, marks=render.covering([b for _, b in pieces], text, *span),
+              tok=getattr(reference(name), "tokenizer", None))  # a SentencePiece model flags its byte-fallback pieces
         rows.append((encoding.label, len(pieces)))
     if show_table and text:
         words = metrics.count_words(text)

@@ -209,7 +209,8 @@ def _token_counters(args: argparse.Namespace) -> tuple[list[tuple[str, Callable[
 
     counters: list[tuple[str, Callable[[str, bool], int]]] = []
     for name in args.encoding or ([] if args.tokenizer else ["cl100k_base"]):
-        counters.append((name, _counter(reference(name))))
+        encoding = reference(name)  # a SentencePiece model puts its dummy prefix before the file, not each block
+        counters.append((name, _counter(encoding, continued=hasattr(encoding, "tokenizer"))))
     cut_at = "gpt2"  # every reference's split, like GPT-2's, never crosses a space that follows a non-space
     if args.tokenizer:
         tok = formats.import_file(args.tokenizer)

@@ -50,14 +50,19 @@ def workers_for(workers: int | str | None, n_bytes: int) -> int:
     return min(workers, MAX_LOCAL_WORKERS)
 
 
-def _die_with_parent() -> None:
-    """In a counting process: end when the process that started it ends (Linux), so none outlives a killed command."""
+def _die_with_parent(parent: int) -> None:
+    """In a counting process: end when the process that started it ends (Linux), so none outlives a killed command.
+
+    A parent killed between the fork and this call sends no signal: the child then finds itself adopted and ends.
+    """
     if sys.platform.startswith("linux"):
         import ctypes
         import signal
 
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+        if os.getppid() != parent:
+            os._exit(1)
 
 
 @dataclass(frozen=True)
@@ -207,7 +212,8 @@ def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         _add_in_order(counts, blocks, lambda docs: pool.submit(splits.count_pieces, docs, pretokenizer),
                       2 * workers, advance)
     return counts

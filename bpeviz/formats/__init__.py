@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpeviz.core.byte_chars import BYTE_CHARS, CHAR_BYTES
-from bpeviz.core.errors import cut
+from bpeviz.core.errors import BpevizError, cut
 from bpeviz.models.base import TokenizerBase
 from bpeviz.models.serial import FORMAT_NAME, FORMAT_VERSION, dumps, to_dict
 
-from . import model_files
+from . import model_files, sentencepiece_model
 from .bpeviz_json import from_dict, load
 from .export_checks import LABELS, MATCH_ALL, split_pattern
 from .file_checks import parse_json, read_path, whole
@@ -46,11 +46,13 @@ from .rank_files import (
     tiktoken_sidecar,
     write_tiktoken,
 )
+from .sentencepiece_model import merge_table as sentencepiece_merge_table
 
 __all__ = [  # what callers import from here; the code lives in the modules named above
     "BYTE_CHARS", "CHAR_BYTES", "FORMATS", "FORMAT_NAME", "FORMAT_VERSION", "MATCH_ALL", "MAX_TOKEN_BYTES", "Format",
     "cut", "export", "from_dict", "from_pairs", "gpt2_pairs", "hf_tokenizer_json", "import_data", "import_file", "load",
     "pairs_from_ranks", "parse_json", "read_csv", "read_merge_table", "read_tiktoken_ranks", "read_vocab", "save",
+    "sentencepiece_merge_table",
     "split_by_lower_ranks", "split_pattern", "tiktoken_encoding", "tiktoken_ranks", "tiktoken_sidecar", "to_dict",
     "write_csv", "write_hf", "write_json", "write_tiktoken", "write_vocab",
 ]
@@ -98,7 +100,24 @@ def export(tok: TokenizerBase, fmt: str) -> bytes:
 
 
 def import_data(data: bytes, name: str = "", *, n_merges: int | None = None, sidecar: bytes | None = None) -> TokenizerBase:
-    """The first n_merges merges of a bpeviz JSON, tokenizer.json, .tiktoken, CSV or .vocab file, at the file's level.
+    """The first n_merges merges of a bpeviz JSON, tokenizer.json, .tiktoken, SentencePiece .model, CSV or .vocab file.
+
+    A file bpeviz cannot read raises BpevizError, one line naming what the file is and what it lacks.
+    """
+    name = name or "the file"
+    try:
+        return _import_data(data, name, n_merges=n_merges, sidecar=sidecar)
+    except BpevizError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise BpevizError("import_not_text", f"{name} is not UTF-8 text (byte {exc.start:,}), nor a SentencePiece .model; "
+                          "bpeviz cannot read it.", name=name, position=exc.start) from None
+    except ValueError as exc:
+        raise BpevizError("import_failed", str(exc), name=name) from exc
+
+
+def _import_data(data: bytes, name: str = "", *, n_merges: int | None = None, sidecar: bytes | None = None) -> TokenizerBase:
+    """import_data's reading, file kind by file kind.
 
     Each file is split as it says: a tokenizer.json by its pre_tokenizer, a .tiktoken by the pat_str of its sidecar
     (cl100k_base's and o200k_base's own files by theirs; other rank files without one by GPT-2's). A .tiktoken and a
@@ -113,9 +132,24 @@ def import_data(data: bytes, name: str = "", *, n_merges: int | None = None, sid
         return read_vocab(data, name).truncated(n_merges if n_merges is not None else 10**9)
     if head.startswith(b"rank,left,right"):
         return read_csv(data, name).truncated(n_merges if n_merges is not None else 10**9)
+    model = _sentencepiece(data, name)
+    if model is not None:
+        return model if n_merges is None else model.truncated(n_merges)
     split = rank_file_split(data, sidecar, name)
     ranks = read_tiktoken_ranks(data, name)
     return keep_file_ids(from_pairs(pairs_from_ranks(ranks, n_merges), pretokenizer=split), ranks.get)
+
+
+def _sentencepiece(data: bytes, name: str) -> TokenizerBase | None:
+    """A SentencePiece model when the file is one: by its name (errors then say why), or by its first bytes."""
+    if name.endswith(".model"):
+        return sentencepiece_model.import_model(data, name)
+    if sentencepiece_model.looks_like_model(data):
+        try:
+            return sentencepiece_model.import_model(data, name)
+        except BpevizError:
+            return None  # not a model after all: read as the other kinds
+    return None
 
 
 def import_file(path: str | Path, *, n_merges: int | None = None) -> TokenizerBase:

@@ -15,6 +15,9 @@ LABELS = {"json": "bpeviz JSON", "csv": "CSV merge table", "vocab": "vocab listi
 
 def require_bpe(tok: TokenizerBase, fmt: str) -> Tokenizer:
     """tok itself, as a BPE tokenizer; else a BpevizError that says which formats hold it."""
+    if tok.kept_as:
+        raise BpevizError("export_kept_as", f"This tokenizer is a {tok.kept_as} file; the {LABELS[fmt]} format cannot "
+                          "hold it whole. Keep the file itself (bpeviz reads it as it is).", format=fmt, kind=tok.kept_as)
     if tok.algorithm in SUPERWORD_ALGORITHMS:
         raise BpevizError("export_superword", f"The {LABELS[fmt]} format cannot say where merges may cross words; "
                           f"keep this {tok.algorithm} tokenizer as bpeviz JSON.", format=fmt, algorithm=tok.algorithm)

@@ -11,7 +11,7 @@ from bpeviz.models.base import TokenizerBase
 from bpeviz.models.bpe import Tokenizer
 
 from . import hf_split, model_files
-from .export_checks import MATCH_ALL, require_bytes, require_unique_tokens, split_pattern
+from .export_checks import MATCH_ALL, require_bpe, require_bytes, require_unique_tokens, split_pattern
 from .file_checks import a_list
 from .listings import from_pairs, keep_file_ids
 
@@ -23,6 +23,8 @@ def hf_tokenizer_json(tok: TokenizerBase) -> dict:
     the special id (bpeviz's `encode_ordinary` treats it as text) and `decode` skips it unless
     called with skip_special_tokens=False.
     """
+    if tok.kept_as:
+        require_bpe(tok, "hf")  # refuses, saying why
     if not isinstance(tok, Tokenizer):
         return model_files.hf_json(tok, split_pattern(tok), hf_refusal)
     tok = require_bytes(tok, "hf")

@@ -69,8 +69,9 @@ def gpt2_pairs(n_merges: int | None = None) -> list[tuple[bytes, bytes]]:
 
 
 def merges_from_tokens(level: str, alphabet: list[str] | None, pairs: list[tuple[Token, Token]], name: str,
-                        pretokenizer: str = "gpt2") -> Tokenizer:
-    """A tokenizer at `level` whose merges are the given token pairs, numbered bpeviz's way."""
+                        pretokenizer: str = "gpt2", *, dummy_prefix: bool = False) -> Tokenizer:
+    """A tokenizer at `level` whose merges are the given token pairs, numbered bpeviz's way (dummy_prefix: a space
+    before every text, as SentencePiece's normalizer puts one)."""
     base: list[Token] = list(alphabet) if alphabet is not None else [bytes([b]) for b in range(256)]
     ids: dict[Token, int] = {token: i for i, token in enumerate(base)}
     n_base = len(ids)
@@ -82,7 +83,8 @@ def merges_from_tokens(level: str, alphabet: list[str] | None, pairs: list[tuple
         token_id = n_base + len(raw)
         raw.append(RawMerge(ids[left], ids[right], token_id, 0, (), 0))
         ids.setdefault(join(left, right), token_id)
-    return build(Settings(vocab_size=n_base + len(raw), level=level, pretokenizer=pretokenizer), alphabet, raw, encoder=ENCODER)
+    settings = Settings(vocab_size=n_base + len(raw), level=level, pretokenizer=pretokenizer, dummy_prefix=dummy_prefix)
+    return build(settings, alphabet, raw, encoder=ENCODER)
 
 
 def read_vocab(data: bytes, name: str = "the listing") -> Tokenizer:

@@ -153,8 +153,9 @@ def read_tiktoken_ranks(data: bytes, name: str) -> dict[bytes, int]:
             token_b64, rank_text = line.split()
             token, rank = base64.b64decode(token_b64, validate=True), int(rank_text)
         except (ValueError, binascii.Error):
-            raise ValueError(f"{name} is neither a tokenizer.json nor a .tiktoken file "
-                             f"(line {number} is not 'base64 rank').") from None
+            raise BpevizError("import_unknown", f"{name} is not a tokenizer file bpeviz reads (a tokenizer.json, a "
+                              f".tiktoken file, a SentencePiece .model, a CSV merge table or a .vocab listing): line "
+                              f"{number} is not 'base64 rank'.", name=name, line=number) from None
         if rank < 0 or not token:
             raise ValueError(f"{name}, line {number}: ranks are whole numbers from 0 and tokens are not empty.")
         if len(token) > MAX_TOKEN_BYTES:

@@ -22,6 +22,7 @@ from bpeviz.core.records import Settings, to_bytes
 from bpeviz.data import corpora
 from bpeviz.models.base import TokenizerBase
 from bpeviz.models.bpe import Tokenizer
+from bpeviz.models.sentencepiece import SentencePieceTokenizer
 from bpeviz.trainers.bpe import replay_on
 from bpeviz.trainers.training import train_settings
 
@@ -175,6 +176,8 @@ def replay(source: ReplayFile | ReplayGPT2, settings: Settings, *, progress: Cal
         tok = formats.from_pairs(formats.gpt2_pairs(max(0, settings.vocab_size - 256)), pretokenizer=settings.pretokenizer)
     else:
         found = formats.import_data(source.data, source.name)
+        if isinstance(found, SentencePieceTokenizer) and found.algorithm == "bpe":  # Mistral's, Llama 2's merges
+            found = formats.sentencepiece_merge_table(found, settings.pretokenizer, settings.vocab_size)
         if not isinstance(found, Tokenizer):
             raise BpevizError("replay_needs_bpe", f"{cut(source.name)} is a {found.algorithm} tokenizer: it has no BPE "
                               "merges to replay. Open it on the Files page to encode with it.",

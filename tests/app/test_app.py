@@ -690,3 +690,74 @@ def test_the_teacher_picks_the_engine_and_the_page_says_which_trained():
     at.session_state["engine"] = "compiled"
     at.run()
     assert any("trained by the compiled merge loop" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("kind", ["WordPiece", "Unigram"])
+def test_a_wordpiece_or_unigram_file_replayed_in_the_sidebar_is_explained_on_every_page(kind):
+    """Issue 49.1: such a file (here made by HF's own trainer) has no BPE merges; every page says so, in both languages."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from bpeviz.data import corpora
+
+    model = tokenizers.models.WordPiece(unk_token="[UNK]") if kind == "WordPiece" else tokenizers.models.Unigram()
+    hf = tokenizers.Tokenizer(model)
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    trainer = (tokenizers.trainers.WordPieceTrainer(vocab_size=300, special_tokens=["[UNK]"]) if kind == "WordPiece"
+               else tokenizers.trainers.UnigramTrainer(vocab_size=300))
+    hf.train_from_iterator(corpora.documents("udhr-en"), trainer=trainer)
+    for lang, says in (("en", "has no BPE merges to replay"), ("pt", "não tem fusões BPE para reproduzir")):
+        at = new_app(source="import", lang=lang).run()
+        at.file_uploader(key="import_replay").set_value(("hf.json", hf.to_str().encode(), "application/json")).run()
+        every = [*PAGES, "bpeviz/app/pages/inspect.py", "bpeviz/app/pages/beyond.py"]
+        for page in every if lang == "en" else []:  # every page once; the message in both languages
+            at.switch_page(page).run()
+            assert not at.exception, (kind, lang, page, [e.value for e in at.exception])
+        at.switch_page("bpeviz/app/pages/train.py").run()
+        assert any(says in e.value for e in at.error), (kind, lang)
+
+
+def mistral_model() -> bytes:
+    from bpeviz.data.shipped import package_file
+    from bpeviz.pretrained import mistral
+
+    return package_file("mistral-common", "mistral_common", mistral.MISTRAL_V3_FILE, mistral.MISTRAL_V3_SHA256)
+
+
+def test_files_page_reads_a_sentencepiece_model_with_its_own_ids_and_derived_merges():
+    import bpeviz
+
+    at = new_app()
+    at.switch_page("bpeviz/app/pages/files.py").run()
+    at.file_uploader(key="import_file").set_value(("tokenizer.model", mistral_model(), "application/octet-stream")).run()
+    assert_clean(at)
+    assert any("1,000 merges" in plain(s.value) or "1000 merges" in plain(s.value) for s in at.success)
+    assert any("SentencePiece stores pieces with scores" in c.value for c in at.caption)
+    chips = [m.value for m in at.main.markdown if m.value.startswith('<div class="bpe-chips">')][-1]
+    ids = [int(i) for i in re.findall(r'<sub class="bpe-id">(\d+)</sub>', chips)]
+    short = bpeviz.reference("mistral-v3").tokenizer.truncated(1000)
+    assert ids == short.encode("The cat climbed onto the roof.")
+
+
+def test_the_train_page_replays_mistral_s_merges_from_its_model_file():
+    import bpeviz
+
+    at = new_app(source="import").run()
+    at.file_uploader(key="import_replay").set_value(("tokenizer.model", mistral_model(), "application/octet-stream")).run()
+    assert_clean(at)
+    history = player_data(at)["history"]
+    merges = bpeviz.reference("mistral-v3").tokenizer.merges
+    rows = merge_rows(history)
+    assert history["n"] > 0 and rows[0][1].startswith("␣ + t → ")
+    assert len(rows) <= len(merges)
+
+
+def test_the_quirks_page_sets_byte_fallback_beside_byte_level():
+    at = new_app()
+    at.switch_page("bpeviz/app/pages/quirks.py").run()
+    assert_clean(at)
+    labels = [m.value for m in at.markdown if m.value.startswith("**Mistral v3")]
+    assert labels, "the byte-fallback panel shows Mistral v3"
+    chips = [m.value for m in at.main.markdown if m.value.startswith('<div class="bpe-chips">')]
+    assert any("byte fallback" in c and "&lt;0x" not in c for c in chips)  # its byte pieces are flagged chips
+    table = [df for df in at.dataframe if "byte-fallback tokens" in df.value.columns][0].value
+    counts = dict(zip(table.iloc[:, 0], table["byte-fallback tokens"]))
+    assert counts["Mistral v3 (SentencePiece)"] >= 4 and counts["GPT-2"] == 0

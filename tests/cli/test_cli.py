@@ -78,7 +78,7 @@ def test_export_and_import_round_trip(toy_file, tmp_path):
         (["encode", "hello"], "--tokenizer"),
         (["encode", "--tokenizer", "{toy}", "x"], "not a JSON file"),
         (["export", "{toy}", "--format", "csv"], "not a JSON file"),
-        (["import", "{toy}"], "neither"),
+        (["import", "{toy}"], "not a tokenizer file"),
     ],
 )
 def test_bad_input_one_clear_line_exit_2(args, message, toy_file, tmp_path):

@@ -12,7 +12,7 @@ from bpeviz.lessons import sources
 def test_a_file_holding_gpt2_is_a_file_not_gpt2s_merges():
     as_file = sources.ReplayFile("gpt2", b"gpt2")
     assert as_file != sources.ReplayGPT2() and sources.digest(as_file) != sources.digest(sources.ReplayGPT2())
-    with pytest.raises(ValueError, match="neither a tokenizer.json nor a .tiktoken"):
+    with pytest.raises(ValueError, match="not a tokenizer file bpeviz reads"):
         sources.tokenizer_for(as_file, Settings(vocab_size=300, level="bytes"))
     gpt2 = sources.tokenizer_for(sources.ReplayGPT2(), Settings(vocab_size=260, level="bytes"))
     assert [m.token for m in gpt2.merges] == [b" t", b" a", b"he", b"in"]

@@ -10,7 +10,8 @@ from conftest import ROOT
 LIBRARY = ROOT / "bpeviz"
 # The stage folders, lowest first: a module may import its own folder and the folders before it, never one after.
 # The package's top level (the public API) comes after them all, then the command line and the app.
-STAGES = ["core", "data", "pre_tokenizers", "compiled", "models", "engine", "counting", "trainers", "formats", "pretrained",
+STAGES = ["core", "data", "normalizers",
+          "pre_tokenizers", "compiled", "models", "engine", "counting", "trainers", "formats", "pretrained",
           "lessons", "", "cli", "app"]
 PUBLIC_MODULES = {"__init__", "__main__", "pretokenize", "mix", "inspect", "optimal", "sampling", "corpora"}
 MAX_FILE_LINES = 360  # the limit is 400: met with room to spare

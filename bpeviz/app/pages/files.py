@@ -12,6 +12,7 @@ from bpeviz.app import runs, sidebar, state, views
 from bpeviz.app.i18n import error_text, t
 from bpeviz.lessons import render
 from bpeviz.models.bpe import Tokenizer
+from bpeviz.models.sentencepiece import SentencePieceTokenizer
 
 MAX_IMPORT_MERGES = 200_000
 MAX_IMPORT_TEXT = 2_000  # characters of the text encoded with an imported tokenizer
@@ -46,7 +47,7 @@ def export_section() -> None:
 def import_section() -> None:
     st.subheader(t("import_title"))
     st.caption(t("import_caption"))
-    upload = st.file_uploader(t("tokenizer_file", cap=sidebar.MAX_TOKENIZER_MB), type=["json", "tiktoken", "csv", "vocab"],
+    upload = st.file_uploader(t("tokenizer_file", cap=sidebar.MAX_TOKENIZER_MB), type=sidebar.TOKENIZER_FILE_TYPES,
                               key="import_file", max_upload_size=sidebar.MAX_TOKENIZER_MB)
     if upload is None:
         return
@@ -60,12 +61,16 @@ def import_section() -> None:
     except ValueError as exc:
         st.error(render.md(error_text(exc)))
         return
+    sentencepiece = isinstance(tok, SentencePieceTokenizer)
     if tok.algorithm != "bpe":  # a WordPiece or Unigram file: a vocabulary, no merges to replay
-        st.success(t("imported_other", name=render.md(upload.name), algorithm=tok.algorithm, n=tok.vocab_size))
+        st.success(t("imported_sentencepiece" if sentencepiece else "imported_other", name=render.md(upload.name),
+                     algorithm=tok.algorithm, n=tok.vocab_size))
         text = st.text_input(t("text"), max_chars=MAX_IMPORT_TEXT, **state.bind("import_text", "The cat climbed onto the roof."))
         views.chips([(i, tok.token_of(i)) for i in tok.encode_ordinary(text)], tok=tok, show_ids=True)
         return
     st.success(t("imported", name=render.md(upload.name), n=len(tok.merges), level=t(f"level_{tok.level}")))
+    if isinstance(tok, SentencePieceTokenizer):
+        st.caption(t("sentencepiece_merges_note", n=tok.not_merges))
     shown = tok.merges[:200]
     views.table(pd.DataFrame({t("col_rank"): [m.rank for m in shown],
                                t("col_merge"): [render.merge_text(m) for m in shown]}), height=260)

@@ -119,6 +119,25 @@ def cut_character_panel(tok: bpeviz.Tokenizer | None) -> None:
             views.chips([(i, tok.token_of(i)) for i in tok.encode_ordinary(text)], tok=tok, show_ids=True)
 
 
+def byte_fallback_panel() -> None:
+    """The same text under byte fallback (Mistral v3: characters, a missing one as <0x..> bytes) and byte level (GPT-2)."""
+    with st.expander(t("q_fallback"), icon=":material/data_array:"):
+        text = editable("q_fallback", "gato 🐈 ꙮ 𓀀", t("text"))
+        rows = []
+        for name in ("mistral-v3", "gpt2"):
+            enc = views.reference(name)
+            ids = enc.encode_ordinary(text)
+            inner = getattr(enc, "tokenizer", None)
+            fallback = sum(bool(inner is not None and inner.is_byte_fallback(i)) for i in ids)
+            st.markdown(f"**{render.md(ENCODINGS[name].label)}** · {t('n_tokens_short', n=len(ids))}")
+            views.chips([(i, enc.decode_single_token_bytes(i)) for i in ids], tok=inner, show_ids=True, reference_name=name)
+            rows.append({t("col_tokenizer"): ENCODINGS[name].label, t("col_tokens"): len(ids),
+                         t("col_starts_from"): t("starts_from_chars") if inner is not None else t("starts_from_bytes"),
+                         t("col_byte_tokens"): fallback})
+        views.table(pd.DataFrame(rows))
+        st.markdown(t("fallback_explained"))
+
+
 def normalization_panel(tok: bpeviz.Tokenizer | None) -> None:
     with st.expander(t("q_nfc"), icon=":material/text_rotation_none:"):
         word = editable("q_nfc", "ação café", t("words_with_accents"))
@@ -166,6 +185,7 @@ spelling_panel(trained)
 leading_space_panel(trained)
 glitch_panel(trained)
 cut_character_panel(trained)
+byte_fallback_panel()
 normalization_panel(trained)
 unseen_panel()
 usage_panel(trained)

@@ -1,4 +1,4 @@
-"""Write bpeviz/unicode_lag.py: the code points `regex` knows as assigned and HF tokenizers' regex engine calls unassigned.
+"""Write bpeviz/pre_tokenizers/unicode_lag.py: the code points `regex` knows as assigned and HF tokenizers' regex engine calls unassigned.
 
 HF tokenizers (Oniguruma) reads Unicode 15.1; the `regex` module a newer version. Run with `tokenizers` installed,
 after either package changes its tables: `python scripts/unicode_lag.py`. tests/test_open_models.py checks the table.
@@ -11,7 +11,7 @@ from pathlib import Path
 import regex
 from tokenizers import Regex, pre_tokenizers
 
-OUT = Path(__file__).resolve().parents[1] / "bpeviz" / "unicode_lag.py"
+OUT = Path(__file__).resolve().parents[1] / "bpeviz" / "pre_tokenizers" / "unicode_lag.py"
 
 
 def lagging() -> list[tuple[int, int]]:

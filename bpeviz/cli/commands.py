@@ -82,11 +82,12 @@ def _show_progress(args: argparse.Namespace) -> bool:
     return sys.stderr.isatty() or args.progress
 
 
-def _count(args: argparse.Namespace, pretokenizer: str, dummy_prefix: bool, report: bool = True) -> blocks.CountTable:
+def _count(args: argparse.Namespace, pretokenizer: str, dummy_prefix: bool, report: bool = True,
+           ends: bool = False) -> blocks.CountTable:
     bar = Bar("counting", "MB", 1e6, _show_progress(args))
     try:
         table = blocks.count_files(args.files, pretokenizer, lines=args.lines, dummy_prefix=dummy_prefix,
-                                     workers=args.workers, scheduler=args.scheduler, progress=bar)
+                                     workers=args.workers, scheduler=args.scheduler, progress=bar, ends=ends)
     finally:
         seconds = bar.close()
     if not report:
@@ -140,11 +141,15 @@ def _train(args: argparse.Namespace) -> tuple[TokenizerBase, float]:
     """The tokenizer train's arguments ask for, from a count table or the files counted here; and the seconds it took."""
     if args.counts:
         table = blocks.read_counts(args.counts, pretokenizer=args.pretokenizer)
+        if args.algorithm == "unigram":
+            print("bpeviz: a count table keeps no document ends, which Unigram's seeds use: the pieces can differ a "
+                  "little from training on the files themselves", file=sys.stderr)
     else:
         settings = resolve_settings(args.vocab_size, level=args.level, pretokenizer=args.pretokenizer,
                                     tie_break=args.tie_break, count_rule=args.count_rule, dialect=args.dialect,
                                     algorithm=args.algorithm)
-        table = _count(args, settings.pretokenizer, settings.dummy_prefix, report=_show_progress(args))
+        table = _count(args, settings.pretokenizer, settings.dummy_prefix, report=_show_progress(args),
+                       ends=args.algorithm == "unigram")
     bar = Bar(*(("merging", "merges") if args.algorithm != "unigram" else ("pruning", "rounds")), 1, _show_progress(args))
     try:
         tok = train_counts(table, vocab_size=args.vocab_size, level=args.level, tie_break=args.tie_break,
@@ -277,6 +282,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         print("\n".join(lines))
     if tok.algorithm != "bpe":
         print(f"bpeviz: a {tok.algorithm} tokenizer with {tok.vocab_size:,} tokens", file=sys.stderr)
+    if tok.not_merges:
+        print(f"bpeviz: {tok.not_merges:,} of the file's tokens no merge of two others makes; they are left out "
+              "(the file's own encoder gives each only to text that is that token whole)", file=sys.stderr)
     if show < len(tok.merges):
         print(f"bpeviz: {len(tok.merges) - show:,} more merges not shown (--show N)", file=sys.stderr)
     if args.output:

@@ -107,8 +107,9 @@ class Dialect:
 
 
 DIALECTS: dict[str, Dialect] = {
-    "minbpe": Dialect("minbpe", "Karpathy's minbpe RegexTokenizer: bytes, the GPT-4 split, overlapping counts, the first "
-                      "pair to occur wins a tie", "bytes", "gpt4", "first", "overlapping", library="minbpe (not on PyPI)"),
+    "minbpe": Dialect("minbpe", "Karpathy's minbpe RegexTokenizer: bytes, the GPT-4 split as minbpe writes it (no \\s++$, "
+                      "whitespace runs end in \\s+), overlapping counts, the first pair to occur wins a tie", "bytes",
+                      "gpt4", "first", "overlapping", split_as=(("gpt4", "gpt4-minbpe"),), library="minbpe (not on PyPI)"),
     "hf": Dialect("hf", "Hugging Face tokenizers' BpeTrainer: bytes (ByteLevel alphabet), overlapping counts, a tie goes to "
                   "the smallest pair of ids in HF's byte order; its regex engine reads \\p{N}{1,3}+ as a repeated group",
                   "bytes", None, "hf", "overlapping", split_as=(("gpt4", "gpt4-hf"),), library="tokenizers"),

@@ -237,8 +237,11 @@ def _add_in_order(counts: Counter[str], blocks: Iterable[Block], submit: Callabl
 
 def count_files(paths: Sequence[str | Path], pretokenizer: str, *, lines: bool = False, dummy_prefix: bool = False,
                 workers: int | None = None, scheduler: str | None = None, progress: Progress | None = None,
-                block_bytes: int = BLOCK_BYTES) -> CountTable:
-    """Stream the files and count their pre-tokens. workers=None: every core when the files are big enough to pay."""
+                block_bytes: int = BLOCK_BYTES, ends: bool = False) -> CountTable:
+    """Stream the files and count their pre-tokens. workers=None: every core when the files are big enough to pay.
+
+    ends: also count how often each pre-token ends a document (a line with lines=True, else a file), for Unigram.
+    """
     sizes = []
     for path in paths:
         p = Path(path)
@@ -250,14 +253,54 @@ def count_files(paths: Sequence[str | Path], pretokenizer: str, *, lines: bool =
     total = sum(sizes)
     workers = workers_for(workers, total)
     blocks = read_blocks(paths, lines=lines, pretokenizer=pretokenizer, dummy_prefix=dummy_prefix, block_bytes=block_bytes)
+    endings = DocumentEnds(pretokenizer, dummy_prefix) if ends else None
+    if endings is not None and lines:
+        blocks = endings.watch(blocks)
+    elif endings is not None:  # a file is one document: its end is its last pre-token
+        for path in paths:
+            endings.add(_tail(path, 16 * endings.limit))
     if scheduler and (lines or splits.is_chunkable(pretokenizer)):  # the workers read their own byte ranges
         splits.resolve(pretokenizer)
         counts = cluster.count_files(paths, blocks, pretokenizer, scheduler, _add_in_order, lines=lines,
                                            dummy_prefix=dummy_prefix, progress=progress, total=total,
                                            range_bytes=4 * block_bytes)
-        return CountTable(counts, pretokenizer, dummy_prefix)
-    counts = count_blocks(blocks, pretokenizer, workers=workers, scheduler=scheduler, progress=progress, total_bytes=total)
-    return CountTable(counts, pretokenizer, dummy_prefix)
+    else:
+        counts = count_blocks(blocks, pretokenizer, workers=workers, scheduler=scheduler, progress=progress,
+                              total_bytes=total)
+    return CountTable(counts, pretokenizer, dummy_prefix, endings.counted() if endings is not None else None)
+
+
+def _tail(path: str | Path, n_bytes: int) -> str:
+    """The last n_bytes of a file as text (a character cut at the start is dropped)."""
+    with open(path, "rb") as f:
+        f.seek(max(0, Path(path).stat().st_size - n_bytes))
+        return f.read().decode("utf-8", "ignore")
+
+
+class DocumentEnds:
+    """The last pre-token of each document, counted as blocks go by (the documents' ends Unigram seeds from)."""
+
+    def __init__(self, pretokenizer: str, dummy_prefix: bool, limit: int = 256) -> None:
+        self.pretokenizer, self.prefix, self.limit = pretokenizer, " " if dummy_prefix else "", limit
+        self.ends: Counter[str] = Counter()
+        self.last = ""
+
+    def add(self, doc: str) -> None:
+        tail = splits.split_text((self.prefix + doc)[-4 * self.limit:], self.pretokenizer) if doc else []
+        if tail and len(tail[-1]) <= self.limit:
+            self.ends[tail[-1]] += 1
+            self.last = tail[-1]
+
+    def watch(self, blocks: Iterable[Block]) -> Iterator[Block]:
+        """The blocks, each document's end counted on the way."""
+        for block in blocks:
+            for doc in block.docs:
+                self.add(doc)
+            yield block
+
+    def counted(self) -> Counter[str]:
+        """The ends, the last document's first (as trainers/unigram.sentence_ends orders them)."""
+        return Counter({self.last: self.ends.pop(self.last)} | self.ends) if self.last else self.ends
 
 
 def count_tokens(paths: Sequence[str | Path], counters: dict[str, Callable[[str, bool], int]], *, cut_at: str = "gpt2",

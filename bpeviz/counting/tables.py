@@ -24,6 +24,9 @@ class CountTable:
     counts: Counter[str]
     pretokenizer: str
     dummy_prefix: bool = False
+    # how often each pre-token ends a document, the last document's first (Unigram's seeds use them, as SentencePiece
+    # seeds from whole sentences); counted with the table when asked (count_files(..., ends=True)), not kept on disk
+    ends: Counter[str] | None = None
 
     @property
     def total(self) -> int:

@@ -137,7 +137,10 @@ def _import_data(data: bytes, name: str = "", *, n_merges: int | None = None, si
         return model if n_merges is None else model.truncated(n_merges)
     split = rank_file_split(data, sidecar, name)
     ranks = read_tiktoken_ranks(data, name)
-    return keep_file_ids(from_pairs(pairs_from_ranks(ranks, n_merges), pretokenizer=split), ranks.get)
+    # a token no two others make (Qwen3.6 has 121) is left out and counted, as the Inspect page reads such a file
+    tok = keep_file_ids(from_pairs(pairs_from_ranks(ranks, n_merges, strict=False), pretokenizer=split), ranks.get)
+    tok.not_merges = 0 if n_merges is not None else sum(len(t) > 1 for t in ranks) - len(tok.merges)
+    return tok
 
 
 def _sentencepiece(data: bytes, name: str) -> TokenizerBase | None:

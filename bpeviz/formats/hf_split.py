@@ -59,7 +59,7 @@ def reads_hf_tables(pre: object, name: str = "the file") -> bool:
         if step.get("type") == "Split" and isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
             if not oniguruma.names_lagging(pattern["Regex"]):
                 return True
-        elif step.get("type") == "ByteLevel" and step.get("use_regex", True):
+        elif step.get("type") == "ByteLevel" and step.get("use_regex", True) or step.get("type") == "BertPreTokenizer":
             return True
     return False
 

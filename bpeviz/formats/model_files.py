@@ -70,7 +70,12 @@ def _wordpiece_from(data: dict, settings: Settings, details: dict) -> WordPieceT
             _int(entry.get("left_count", 0), f"{what}'s left_count"), _int(entry.get("right_count", 0), f"{what}'s right_count"),
             _int(entry.get("tokens_after", 0), f"{what}'s tokens_after"), top,
             _scored_pair(frequent, f"{what}'s most_frequent") if frequent is not None else None))
-    return WordPieceTokenizer(settings=settings, alphabet=alphabet, merges=merges, **details)
+    unk = data.get("unk_token")
+    limit = data.get("max_input_chars_per_word")
+    if unk is not None and (not isinstance(unk, str) or not (limit is None or isinstance(limit, int) and limit > 0)):
+        raise ValueError("\"unk_token\" must be text and \"max_input_chars_per_word\" a positive whole number.")
+    return WordPieceTokenizer(settings=settings, alphabet=alphabet, merges=merges, unk_token=unk,
+                              max_input_chars_per_word=limit, **details)
 
 
 def _unigram_from(data: dict, settings: Settings, details: dict) -> UnigramTokenizer:
@@ -93,8 +98,13 @@ def _unigram_from(data: dict, settings: Settings, details: dict) -> UnigramToken
     sums = data.get("sums", "float32")
     if sums not in SUMS:
         raise ValueError(f"\"sums\" must be one of {', '.join(SUMS)}, not {cut(sums)}.")
-    return UnigramTokenizer(settings=settings, pieces=pieces, rounds=rounds, sums=sums,
-                            prefix_unless_space=data.get("prefix_unless_space") is True, **details)
+    unk_id = data.get("unk_id")
+    if unk_id is not None and not (isinstance(unk_id, int) and 0 <= unk_id < len(pieces)):
+        raise ValueError(f"\"unk_id\" must name a piece (0 to {len(pieces) - 1}), not {cut(unk_id)}.")
+    tok = UnigramTokenizer(settings=settings, pieces=pieces, rounds=rounds, sums=sums, unk_id=unk_id,
+                           prefix_unless_space=data.get("prefix_unless_space") is True, **details)
+    tok.meta_as_space = data.get("meta_as_space") is True
+    return tok
 
 
 def from_dict(data: dict, settings: Settings) -> TokenizerBase:
@@ -203,8 +213,15 @@ def _import_wordpiece(model: dict, name: str, pattern: str, specials: list[str],
     if [vocab[t] for t in alphabet] != list(range(len(alphabet))):
         raise ValueError(f"{name}: the WordPiece ids must run 0, 1, 2, … without gaps (special tokens may follow).")
     settings = Settings(vocab_size=len(alphabet), pretokenizer=pattern, algorithm="wordpiece", hf_unicode=hf_unicode)
+    limit = model.get("max_input_chars_per_word", 100)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise ValueError(f"{name}: \"max_input_chars_per_word\" must be a positive whole number, not {cut(limit)}.")
+    others = [s for s in specials if s not in alphabet and s != unk]
+    own_layout = vocab.get(unk) == len(alphabet) + len(others) + 256  # bpeviz's export: byte fallback, then [UNK]
+    unk_token = unk if isinstance(unk, str) and (unk in alphabet or unk in specials) and not own_layout else None
     return WordPieceTokenizer(settings=settings, alphabet=alphabet, merges=[],
-                              special_tokens=[s for s in specials if s not in alphabet and s != unk])
+                              special_tokens=others + ([unk_token] if unk_token and unk_token not in alphabet else []),
+                              unk_token=unk_token, max_input_chars_per_word=limit)
 
 
 PREPEND = {"type": "Prepend", "prepend": META}
@@ -241,27 +258,38 @@ def import_hf(obj: dict, name: str) -> TokenizerBase:
     if kind == "WordPiece":
         return _import_wordpiece(model, name, pattern, specials, hf_split.reads_hf_tables(obj.get("pre_tokenizer"), name))
     if kind == "Unigram":
-        rows = model.get("vocab")
-        if not isinstance(rows, list):
-            raise ValueError(f"{name}: a Unigram model's vocab is a list of [piece, score].")
-        meta = META if pattern == "spaces" else None
-        pieces = []
-        for row in rows:
-            if not isinstance(row, list) or len(row) != 2 or not isinstance(row[0], str):
-                raise ValueError(f"{name}: a Unigram vocab entry must be [piece, score], not {cut(row)}.")
-            pieces.append((row[0].replace(meta, " ") if meta else row[0], _num(row[1], f"{name}: a piece's score")))
-        tail = [f"<0x{b:02X}>" for b in range(256)]
-        unk_id = model.get("unk_id")
-        if [p for p, _ in pieces[-257:-1]] == tail and unk_id == len(pieces) - 1:  # bpeviz's own layout: byte fallback
-            pieces = pieces[:-257]
-            while pieces and pieces[-1][0] in specials:
-                pieces.pop()
-        seen = {p for p, _ in pieces}
-        if len(seen) != len(pieces):
-            raise ValueError(f"{name}: the Unigram vocab lists a piece twice.")
-        settings = Settings(vocab_size=len(pieces), pretokenizer=pattern, dummy_prefix=prepends or metaspace,
-                            algorithm="unigram", hf_unicode=hf_split.reads_hf_tables(obj.get("pre_tokenizer"), name))
-        return UnigramTokenizer(settings=settings, pieces=pieces, special_tokens=[s for s in specials if s not in seen],
-                                sums="float64", prefix_unless_space=metaspace and not prepends)  # HF's arithmetic
+        hf_unicode = hf_split.reads_hf_tables(obj.get("pre_tokenizer"), name)
+        return _import_unigram(model, name, pattern, specials, (prepends, metaspace, hf_unicode))
     raise ValueError(f"{name}: model type {cut(kind)} is not WordPiece or Unigram.")
 
+
+def _import_unigram(model: dict, name: str, pattern: str, specials: list[str], how: tuple[bool, bool, bool]) -> UnigramTokenizer:
+    """A Unigram tokenizer.json's model; how: (its normalizer prepends ▁, its Metaspace does, it reads HF's tables)."""
+    prepends, metaspace, hf_unicode = how
+    rows = model.get("vocab")
+    if not isinstance(rows, list):
+        raise ValueError(f"{name}: a Unigram model's vocab is a list of [piece, score].")
+    meta = META if pattern == "spaces" else None
+    pieces = []
+    for row in rows:
+        if not isinstance(row, list) or len(row) != 2 or not isinstance(row[0], str):
+            raise ValueError(f"{name}: a Unigram vocab entry must be [piece, score], not {cut(row)}.")
+        pieces.append((row[0].replace(meta, " ") if meta else row[0], _num(row[1], f"{name}: a piece's score")))
+    tail = [f"<0x{b:02X}>" for b in range(256)]
+    unk_id = model.get("unk_id")
+    own_layout = [p for p, _ in pieces[-257:-1]] == tail and unk_id == len(pieces) - 1
+    if own_layout:  # bpeviz's own export: byte fallback after the pieces and the special tokens
+        pieces = pieces[:-257]
+        while pieces and pieces[-1][0] in specials:
+            pieces.pop()
+    seen = {p for p, _ in pieces}
+    if len(seen) != len(pieces):
+        raise ValueError(f"{name}: the Unigram vocab lists a piece twice.")
+    settings = Settings(vocab_size=len(pieces), pretokenizer=pattern, dummy_prefix=prepends or metaspace,
+                        algorithm="unigram", hf_unicode=hf_unicode)
+    unknown = unk_id if not own_layout and isinstance(unk_id, int) and 0 <= unk_id < len(pieces) else None
+    tok = UnigramTokenizer(settings=settings, pieces=pieces, special_tokens=[s for s in specials if s not in seen],
+                           sums="float64", prefix_unless_space=metaspace and not prepends,  # HF's arithmetic
+                           unk_id=unknown)  # a file's unknown piece (T5), where HF gives it
+    tok.meta_as_space = meta is not None and not own_layout  # HF reads a ▁ in the text as the space it writes
+    return tok

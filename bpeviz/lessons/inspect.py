@@ -60,7 +60,7 @@ def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
                                                    pretokenizer=split), ranks.get)  # ids as the encoding's own ranks
     tok.whole_pieces_first = True  # type: ignore[attr-defined]  # set on this one tokenizer: encode by tiktoken's rule
     # the count the page shows, on this tokenizer
-    tok.not_merges = 0 if n_merges is not None else sum(len(t) > 1 for t in ranks) - len(tok.merges)  # type: ignore
+    tok.not_merges = 0 if n_merges is not None else sum(len(t) > 1 for t in ranks) - len(tok.merges)
     return tok
 
 

@@ -13,7 +13,9 @@ import regex
 
 from bpeviz.core.records import Merge, Settings, Token, WordPieceMerge, as_tiktoken_reads, to_bytes
 from bpeviz.pre_tokenizers import splits
+from bpeviz.pre_tokenizers.bert_lag import as_bert_reads
 from bpeviz.pre_tokenizers.oniguruma import split_as_hf
+from bpeviz.pre_tokenizers.unicode_lag import as_hf_reads
 
 from . import serial
 
@@ -28,6 +30,8 @@ class TokenizerBase:
     prefix_unless_space = False  # HF's Metaspace: no dummy prefix before a text that starts with a space
     engine = ""  # which engine trained it: "python", "compiled", or "" (read from a file); set by its trainer
     kept_as = ""  # a file kind no bpeviz format holds (a SentencePiece .model): saving or exporting it is refused
+    meta_as_space = False  # an imported file whose Metaspace writes spaces ▁: a ▁ in the text is a space there too
+    not_merges = 0  # an imported file's tokens that no merge of two others makes (left out; Qwen3.6's rank file has 121)
     merges: Sequence[Merge | WordPieceMerge]  # in rank order (Unigram learns none: its history is `rounds`)
 
     settings: Settings
@@ -71,8 +75,11 @@ class TokenizerBase:
 
     def _pretokens(self, text: str) -> list[str]:
         """text split by the settings' pre-tokenizer (as HF's Unicode tables read it, for a tokenizer.json made elsewhere)."""
+        if self.meta_as_space:
+            text = text.replace("\u2581", " ")
         if self.settings.hf_unicode:
-            return split_as_hf(text, self._split_plain)
+            bert = self.settings.pretokenizer == splits.BERT_SPLIT  # HF's BertPreTokenizer has tables of its own
+            return split_as_hf(text, self._split_plain, as_bert_reads if bert else as_hf_reads)
         return self._split_plain(text)
 
     def _split_plain(self, text: str) -> list[str]:
@@ -80,6 +87,8 @@ class TokenizerBase:
 
     def _prefixed(self, text: str) -> str:
         """The dummy prefix before a text (not before an empty one, nor, as HF's Metaspace does, before a space)."""
+        if self.meta_as_space:
+            text = text.replace("\u2581", " ")
         if not text or self.prefix_unless_space and text.startswith(" "):
             return text
         return self._prefix + text

@@ -56,7 +56,6 @@ class ModelSpec:
 class SentencePieceTokenizer(TokenizerBase):
     """A SentencePiece model with its own ids. Example: tok.pieces("o gato") -> [" o", " g", "ato"] (model-dependent)"""
 
-    not_merges = 0  # BPE: pieces no merge of two others makes (set with `merges`)
     kept_as = "SentencePiece .model"  # no bpeviz format holds its normalizer and piece kinds: keep the file itself
 
     def __init__(self, spec: ModelSpec, *, name: str = "the model", disabled: frozenset[str] = frozenset()) -> None:

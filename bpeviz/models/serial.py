@@ -45,7 +45,9 @@ def _bpe(tok) -> dict:
 
 
 def _wordpiece(tok) -> dict:
-    return {"alphabet": list(tok.alphabet), "merges": [
+    unknown = {"unk_token": tok.unk_token, "max_input_chars_per_word": tok.max_input_chars_per_word} \
+        if tok.unk_token is not None else {}  # an imported BERT file's [UNK] rule
+    return {**unknown, "alphabet": list(tok.alphabet), "merges": [
         {"rank": m.rank, "left_id": m.left_id, "right_id": m.right_id, "id": m.id, "count": m.count, "score": m.score,
          "left_count": m.left_count, "right_count": m.right_count, "tokens_after": m.tokens_after,
          "top": [list(t) for t in m.top], "most_frequent": list(m.most_frequent) if m.most_frequent else None}
@@ -55,4 +57,6 @@ def _wordpiece(tok) -> dict:
 def _unigram(tok) -> dict:
     sums = {"sums": tok.sums} if tok.sums != "float32" else {}  # an imported HF file keeps HF's arithmetic
     sums |= {"prefix_unless_space": True} if tok.prefix_unless_space else {}  # and its Metaspace's prefix
+    sums |= {"unk_id": tok.unk_id} if tok.unk_id is not None else {}  # and its unknown id (T5: no byte fallback)
+    sums |= {"meta_as_space": True} if tok.meta_as_space else {}  # and its Metaspace's reading of ▁
     return {"pieces": [list(p) for p in tok.scored], "rounds": [asdict(r) for r in tok.rounds], **sums}

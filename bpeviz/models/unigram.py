@@ -120,11 +120,14 @@ class UnigramTokenizer(TokenizerBase):
 
     def __init__(self, *, settings: Settings, pieces: Sequence[tuple[str, float]], rounds: Sequence[PruneRound] = (),
                  corpus_bytes: int = 0, corpus_tokens: int = 0, special_tokens: Sequence[str] = (ENDOFTEXT,),
-                 sums: str = "float32", prefix_unless_space: bool = False, engine: str = "") -> None:
+                 sums: str = "float32", prefix_unless_space: bool = False, engine: str = "",
+                 unk_id: int | None = None) -> None:
         if sums not in SUMS:
             raise ValueError(f"sums must be one of {', '.join(SUMS)}, not {sums!r}.")
         self.settings, self.sums = settings, sums  # float32: SentencePiece's Viterbi; float64: HF tokenizers'
         self.prefix_unless_space = prefix_unless_space  # an imported file whose Metaspace puts the dummy prefix
+        # an imported file without byte fallback (T5): an unknown character is this piece, a run of them one, as HF does
+        self.unk_id = unk_id
         self.scored = [(p, f32(s) if sums == "float32" else float(s)) for p, s in pieces]  # (piece, log-prob), id order
         self.rounds = list(rounds)
         self.engine = engine  # which loops trained it: "python", "compiled", or "" (read from a file)
@@ -194,7 +197,10 @@ class UnigramTokenizer(TokenizerBase):
         while end > 0:
             start, i = back[end]
             steps.append(scores[i] if i >= 0 else unk)
-            if i >= 0:
+            if self.unk_id is not None and (i < 0 or i == self.unk_id):
+                if not (ids and ids[-1] == self.unk_id):  # a run of unknown pieces is one, as HF fuses them
+                    ids.append(self.unk_id)
+            elif i >= 0:
                 ids.append(i)
             else:
                 ids.extend(reversed([self.byte_fallback_start + b for b in word[start].encode("utf-8")]))

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import chain
 
+import regex
+
 from bpeviz.core.records import ENDOFTEXT, Settings, Token, WordPieceMerge
 from bpeviz.pre_tokenizers import splits
 
@@ -21,6 +23,7 @@ from .merging import WordCache
 CONTINUATION = "##"
 # A WordPiece tokenizer that splits BERT's way drops the whitespace, as BERT does (imported BERT files).
 BERT_SPLIT = splits.BERT_SPLIT
+_SPACES = regex.compile(r"\s+")
 
 Key = tuple[bool, str]  # (continues a word, the text it stands for): a token as the trainer tells them apart
 
@@ -47,8 +50,13 @@ class WordPieceTokenizer(TokenizerBase):
     then one id per new token in merge order; special tokens, then byte fallback, follow."""
 
     def __init__(self, *, settings: Settings, alphabet: Sequence[str], merges: Sequence[WordPieceMerge],
-                 corpus_bytes: int = 0, corpus_tokens: int = 0, special_tokens: Sequence[str] = (ENDOFTEXT,)) -> None:
+                 corpus_bytes: int = 0, corpus_tokens: int = 0, special_tokens: Sequence[str] = (ENDOFTEXT,),
+                 unk_token: str | None = None, max_input_chars_per_word: int | None = None) -> None:
+        """unk_token: an imported file's unknown token (BERT's [UNK]): a word with a character no token starts, or
+        longer than max_input_chars_per_word characters, is that one token, as HF does; else (bpeviz's own) the
+        missing character falls back to its bytes."""
         self.settings = settings
+        self.unk_token, self.max_input_chars_per_word = unk_token, max_input_chars_per_word
         self.alphabet = tuple(alphabet)  # spelled: "a", "##a"
         self.merges: list[WordPieceMerge] = list(merges)
         self.corpus_bytes, self.corpus_tokens = corpus_bytes, corpus_tokens
@@ -70,6 +78,9 @@ class WordPieceTokenizer(TokenizerBase):
         # every position try every length up to it, cubic in the word)
         self._lengths = sorted({len(t) for t in self._text.values()}, reverse=True)
         self._init_codec(max(self.vocab, default=-1) + 1, special_tokens)
+        self._unk = self._first.get(unk_token, self.special_tokens.get(unk_token)) if unk_token is not None else None
+        if unk_token is not None and self._unk is None:
+            raise ValueError(f"The unknown token {unk_token!r} is not in the vocabulary.")
         self._cache = WordCache(self._match)  # word -> ids, bounded in entries and bytes
 
     @property
@@ -85,7 +96,8 @@ class WordPieceTokenizer(TokenizerBase):
         n = max(0, min(n_merges, len(self.merges)))
         return WordPieceTokenizer(settings=self.settings, alphabet=self.alphabet, merges=self.merges[:n],
                                   corpus_bytes=self.corpus_bytes, corpus_tokens=self.corpus_tokens,
-                                  special_tokens=tuple(self.special_tokens))
+                                  special_tokens=tuple(self.special_tokens), unk_token=self.unk_token,
+                                  max_input_chars_per_word=self.max_input_chars_per_word)
 
     def bytes_per_token_after(self, k: int) -> float:
         tokens = self.corpus_tokens if k == 0 else self.merges[k - 1].tokens_after
@@ -98,6 +110,8 @@ class WordPieceTokenizer(TokenizerBase):
     def _match(self, word: str) -> tuple[int, ...]:
         ids: list[int] = []
         i, n = 0, len(word)
+        if self._unk is not None and self.max_input_chars_per_word is not None and n > self.max_input_chars_per_word:
+            return (self._unk,)
         while i < n:
             table = self._next if i else self._first
             for length in self._lengths:
@@ -108,7 +122,9 @@ class WordPieceTokenizer(TokenizerBase):
                     ids.append(token_id)
                     i += length
                     break
-            else:  # no token starts here: this character as bytes
+            else:  # no token starts here: the word is the unknown token (a file's), or this character is its bytes
+                if self._unk is not None:
+                    return (self._unk,)
                 ids.extend(self.byte_fallback_start + b for b in word[i].encode("utf-8"))
                 i += 1
         return tuple(ids)
@@ -116,5 +132,5 @@ class WordPieceTokenizer(TokenizerBase):
     def _encode_text(self, text: str) -> list[int]:
         words = self._pretokens(text)
         if self.settings.pretokenizer == BERT_SPLIT:
-            words = [w for w in words if not w.isspace()]
+            words = [w for w in words if not _SPACES.fullmatch(w)]  # \s as the split reads it (str.isspace takes \x1f)
         return list(chain.from_iterable(map(self.encode_word, words)))

@@ -137,9 +137,10 @@ def from_oniguruma(pattern: str) -> str:
     return _rewrite_counted_possessive(pattern, lambda atom, count: f"(?:{atom}{count})+")
 
 
-def split_as_hf(text: str, split: Callable[[str], list[str]]) -> list[str]:
-    """text cut where split cuts it when every lagging code point reads as unassigned, as HF's Oniguruma reads it."""
-    shadow = as_hf_reads(text)
+def split_as_hf(text: str, split: Callable[[str], list[str]], reads: Callable[[str], str] = as_hf_reads) -> list[str]:
+    """text cut where split cuts it when every lagging code point reads as unassigned, as HF's Oniguruma reads it
+    (reads: another such reading, as_bert_reads for HF's BertPreTokenizer)."""
+    shadow = reads(text)
     if shadow == text:
         return split(text)
     out, position = [], 0

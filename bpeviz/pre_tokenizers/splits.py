@@ -51,6 +51,11 @@ GPT2_ORIGINAL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s
 # cl100k_base's pattern as HF tokenizers' Oniguruma engine reads it: there `{1,3}+` repeats the group, so a
 # run of digits stays one piece instead of being cut in threes.
 GPT4_HF_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"(?:\p{N}{1,3})+")
+# minbpe's GPT4_SPLIT_PATTERN (Karpathy's minbpe/regex.py): cl100k_base's pattern without `\s++$`, ending in `\s+`,
+# with plain (not possessive) letter and digit runs: "ab ab\n\n  " splits "\n\n", "  " where cl100k's gives "\n\n  "
+MINBPE_GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
 # cl100k_base's pattern with digits grouped right to left, as commas group them: 1234567 -> 1|234|567
 # (Singh & Strouse 2024: arithmetic is markedly better so). A group is 1-3 digits followed by whole threes.
 R2L_DIGITS_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))")
@@ -98,6 +103,8 @@ PRETOKENIZERS: dict[str, Pretokenizer] = {
     "words": Pretokenizer("words", WORDS_PATTERN, "simple words: runs of letters / digits / other signs with one leading space"),
     "gpt2-original": Pretokenizer("gpt2-original", GPT2_ORIGINAL_PATTERN,
                                   "GPT-2's pattern as first published (tiktoken's educational trainer)"),
+    "gpt4-minbpe": Pretokenizer("gpt4-minbpe", MINBPE_GPT4_PATTERN,
+                                "cl100k_base's pattern as minbpe writes it: no \\s++$, whitespace runs end in \\s+"),
     "gpt4-hf": Pretokenizer("gpt4-hf", GPT4_HF_PATTERN,
                             "cl100k_base's pattern as HF tokenizers reads it: runs of digits are not cut in threes"),
     "r2l-digits": Pretokenizer("r2l-digits", R2L_DIGITS_PATTERN,

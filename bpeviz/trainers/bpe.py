@@ -42,8 +42,8 @@ def corpus_words(docs: Sequence[str], settings: Settings, workers: int | str = 1
     (at most the cores); the table is the same, order included. Only a single-threaded process forks (a fork copies
     other threads' locks mid-use; spawn would re-run the caller's script): a server, or a notebook, counts here.
     """
-    if settings.dummy_prefix:
-        docs = [" " + doc for doc in docs]
+    if settings.dummy_prefix:  # not before an empty document: SentencePiece skips an empty sentence, as the CLI does
+        docs = [" " + doc for doc in docs if doc]
     size = sum(map(len, docs))
     n = blocks.workers_for(workers, size)
     if n > 1 and can_fork() and size >= blocks.PARALLEL_MIN_BYTES:

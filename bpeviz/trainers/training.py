@@ -143,7 +143,8 @@ def train_counts(table: CountTable, *, vocab_size: int, algorithm: str = "bpe", 
                           "train it on the text (bpeviz.train).", algorithm=settings.algorithm)
     engine = o.get("engine", "auto")
     check_engine(engine, settings)
-    return _train_words(table.counts, settings, o.get("progress"), o.get("record_top", 0), engine)
+    finals = table.ends if settings.algorithm == "unigram" else None  # Unigram seeds from the documents' ends too
+    return _train_words(table.counts, settings, o.get("progress"), o.get("record_top", 0), engine, finals)
 
 
 def _train_words(words: Counter[str], settings: Settings, progress: Progress | None, record_top: int,

@@ -20,10 +20,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from bpeviz.core.records import MAX_PRUNED_RECORDED, PruneRound, Settings
+from bpeviz.counting.blocks import DocumentEnds
 from bpeviz.engine import PYTHON, Engine, UnigramSteps
 from bpeviz.engine.unigram_python import char_counts
 from bpeviz.models.unigram import Model, UnigramTokenizer, f32, sort_key
-from bpeviz.pre_tokenizers import splits
 
 SHRINK = 0.75  # the share of pieces a round keeps (SentencePiece's shrinking_factor)
 SUB_ITERATIONS = 2  # EM steps per round
@@ -31,15 +31,10 @@ SUB_ITERATIONS = 2  # EM steps per round
 
 def sentence_ends(docs: Sequence[str], settings: Settings) -> Counter[str]:
     """How often each pre-token ends a document, the last document's last one first (Unigram's seeds need both)."""
-    prefix = " " if settings.dummy_prefix else ""
-    ends: Counter[str] = Counter()
-    last = ""
+    ends = DocumentEnds(settings.pretokenizer, settings.dummy_prefix, MAX_TRAIN_WORD)
     for doc in docs:
-        tail = splits.split_text((prefix + doc)[-4 * MAX_TRAIN_WORD:], settings.pretokenizer) if doc else []
-        if tail and len(tail[-1]) <= MAX_TRAIN_WORD:
-            ends[tail[-1]] += 1
-            last = tail[-1]
-    return Counter({last: ends.pop(last)} | ends) if last else ends
+        ends.add(doc)
+    return ends.counted()
 
 
 MAX_TRAIN_WORD = 256  # characters of a word trained on whole; longer ones are cut (SentencePiece bounds its sentences)

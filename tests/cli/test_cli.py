@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import bpeviz
 from bpeviz import cli
 from bpeviz.data import corpora
 
@@ -260,3 +261,18 @@ def _state(pid: int) -> str:
         return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0].join("()")
     except OSError:
         return "(gone)"
+
+
+@pytest.mark.parametrize("lines", [True, False])
+def test_train_unigram_on_a_file_is_the_library_s_unigram(tmp_path, lines):
+    """Issue 42.1: the count-table path kept 80-86 % of the library's pieces (it dropped the documents' ends)."""
+    import json
+
+    text = corpora.corpus_text("english")[:60_000] + "\n\n"
+    path = tmp_path / "alice.txt"
+    path.write_text(text, encoding="utf-8")
+    out = run("train", str(path), *(["--lines"] if lines else []), "--algorithm", "unigram", "--vocab-size", "600", "--json")
+    assert out.returncode == 0, out.stderr
+    pieces = [json.loads(line)["piece"] for line in out.stdout.splitlines() if line.startswith("{")]
+    library = bpeviz.train(text.splitlines() if lines else text, vocab_size=600, algorithm="unigram")
+    assert pieces == [p for p, _ in library.scored]

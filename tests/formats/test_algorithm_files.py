@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import oracle_strings
 import pytest
 
 import bpeviz
@@ -139,3 +140,46 @@ def test_an_unknown_algorithm_in_a_file_is_refused(tok):
     data["settings"]["algorithm"] = "bytepair"
     with pytest.raises(ValueError, match="algorithm"):
         formats.from_dict(data)
+
+
+def test_an_imported_bert_file_gives_unk_where_hf_does(tmp_path):
+    """Issue 42.6: a word with a character the vocabulary lacks, or longer than max_input_chars_per_word, is [UNK]."""
+    tok = bpeviz.train(LINES, vocab_size=600, algorithm="wordpiece")
+    words = sorted({t.removeprefix(" ") for t in tok.vocab_ids() if t.strip()})
+    vocab = {t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]"] + words)}
+    bert = tokenizers.Tokenizer(tokenizers.models.WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=12))
+    bert.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    path = tmp_path / "bert.json"
+    bert.save(str(path))
+    ours = bpeviz.formats.import_file(path)
+    texts = strings(1000) + oracle_strings.varied(1000) + ["a" * 101, "o " + "e" * 13 + " x", "o gato 😀 subiu", "ÿ"]
+    unknown = 0
+    for s in texts:
+        theirs = bert.encode(s, add_special_tokens=False).ids
+        assert ours.encode(s) == theirs, s
+        unknown += vocab["[UNK]"] in theirs
+    assert unknown >= 200
+    back = formats.from_dict(formats.to_dict(ours))  # bpeviz JSON keeps the rule
+    assert all(back.encode(s) == ours.encode(s) for s in texts[:300])
+
+
+def test_an_imported_t5_file_gives_its_unk_id_where_hf_does(tmp_path):
+    """Issue 42.5: a Unigram file with unk_id and no byte fallback gives unk_id (a run of unknowns once), never an id
+    outside the file's vocabulary."""
+    tok = bpeviz.train(LINES, vocab_size=600, algorithm="unigram")
+    pieces = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)] + [(p.replace(" ", "\u2581"), s) for p, s in tok.scored]
+    t5 = tokenizers.Tokenizer(tokenizers.models.Unigram(pieces, unk_id=2))
+    t5.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
+    path = tmp_path / "t5.json"
+    t5.save(str(path))
+    ours = bpeviz.formats.import_file(path)
+    texts = strings(1000) + oracle_strings.varied(1000) + ["o gato 😀😀 subiu", "ÿÿÿ", "中文 x"]
+    unknown = 0
+    for s in texts:
+        theirs = t5.encode(s, add_special_tokens=False).ids
+        assert ours.encode(s) == theirs, s
+        assert all(0 <= i < len(pieces) for i in ours.encode(s))
+        unknown += 2 in theirs
+    assert unknown >= 200
+    back = formats.from_dict(formats.to_dict(ours))
+    assert all(back.encode(s) == ours.encode(s) for s in texts[:300])

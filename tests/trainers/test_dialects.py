@@ -169,3 +169,52 @@ def test_a_dialect_gives_way_to_what_is_asked():
         bpeviz.train("x", vocab_size=5, dialect="spacy")
     sp = bpeviz.train(["o gato subiu"], vocab_size=30, dialect="sentencepiece-bpe")
     assert sp.decode(sp.encode("o gato subiu")) == "o gato subiu" and sp.token_of(sp.encode("o")[0]) == " o"
+
+
+def minbpe_merges(text: str, n: int, pattern: str) -> list[tuple[bytes, bytes]]:
+    """minbpe's RegexTokenizer.train as its README describes it, written here as the oracle: split by its pattern,
+    count adjacent pairs per chunk into one dict (insertion order), take max by count (the first on ties), merge."""
+    import regex
+
+    chunks = [list(c.encode("utf-8")) for c in regex.findall(pattern, text)]
+    vocab = {i: bytes([i]) for i in range(256)}
+    out = []
+    for k in range(n):
+        stats: dict = {}
+        for ids in chunks:
+            for pair in zip(ids, ids[1:]):
+                stats[pair] = stats.get(pair, 0) + 1
+        if not stats:
+            break
+        pair = max(stats, key=stats.get)
+        new = 256 + k
+        vocab[new] = vocab[pair[0]] + vocab[pair[1]]
+        out.append((vocab[pair[0]], vocab[pair[1]]))
+        merged = []
+        for ids in chunks:
+            j, row = 0, []
+            while j < len(ids):
+                if j + 1 < len(ids) and (ids[j], ids[j + 1]) == pair:
+                    row.append(new)
+                    j += 2
+                else:
+                    row.append(ids[j])
+                    j += 1
+            merged.append(row)
+        chunks = merged
+    return out
+
+
+# minbpe/regex.py's GPT4_SPLIT_PATTERN, as published (the oracle's own copy, not bpeviz's constant)
+MINBPE_GPT4 = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
+
+
+@pytest.mark.parametrize("text", ["ab ab\n\n  ", "x  \n\n\t \n y  ", corpora.corpus_text("python")[:6000],
+                                  corpora.corpus_text("english")[:8000] + "\n\n   "])
+def test_the_minbpe_dialect_learns_what_minbpe_learns(text):
+    """Issue 42.12: minbpe splits with its own GPT-4 pattern (no \\s++$, ending in \\s+), not cl100k's."""
+    n = 60
+    ours = bpeviz.train(text, vocab_size=256 + n, dialect="minbpe")
+    expected = minbpe_merges(text, n, MINBPE_GPT4)
+    assert [(m.left, m.right) for m in ours.merges] == expected[:len(ours.merges)]
+    assert len(ours.merges) == len(expected)

@@ -71,6 +71,8 @@ def import_section() -> None:
     st.success(t("imported", name=render.md(upload.name), n=len(tok.merges), level=t(f"level_{tok.level}")))
     if isinstance(tok, SentencePieceTokenizer):
         st.caption(t("sentencepiece_merges_note", n=tok.not_merges))
+    elif tok.not_merges:
+        st.caption(t("inspect_not_merges", n=tok.not_merges))
     shown = tok.merges[:200]
     views.table(pd.DataFrame({t("col_rank"): [m.rank for m in shown],
                                t("col_merge"): [render.merge_text(m) for m in shown]}), height=260)

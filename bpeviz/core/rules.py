@@ -103,6 +103,7 @@ class Dialect:
     split_as: tuple[tuple[str, str], ...] = ()  # a preset this trainer's regex engine reads differently -> its reading
     unique_tokens: bool = False  # a merge whose token already exists is skipped, not learned twice
     dummy_prefix: bool = False  # every document starts with a space (SentencePiece's add_dummy_prefix)
+    reads_15_1: bool = False  # its regex engine reads Unicode 15.1: newer code points split as unassigned (HF's)
     library: str = ""  # what to compare it with
 
 
@@ -111,8 +112,10 @@ DIALECTS: dict[str, Dialect] = {
                       "whitespace runs end in \\s+), overlapping counts, the first pair to occur wins a tie", "bytes",
                       "gpt4", "first", "overlapping", split_as=(("gpt4", "gpt4-minbpe"),), library="minbpe (not on PyPI)"),
     "hf": Dialect("hf", "Hugging Face tokenizers' BpeTrainer: bytes (ByteLevel alphabet), overlapping counts, a tie goes to "
-                  "the smallest pair of ids in HF's byte order; its regex engine reads \\p{N}{1,3}+ as a repeated group",
-                  "bytes", None, "hf", "overlapping", split_as=(("gpt4", "gpt4-hf"),), library="tokenizers"),
+                  "the smallest pair of ids in HF's byte order; its regex engine reads \\p{N}{1,3}+ as a repeated group and "
+                  "Unicode 15.1 (a newer letter is no letter there)",
+                  "bytes", None, "hf", "overlapping", split_as=(("gpt4", "gpt4-hf"),), reads_15_1=True,
+                  library="tokenizers"),
     "sentencepiece-bpe": Dialect("sentencepiece-bpe", "SentencePiece's BPE trainer: characters, a space (▁) starts each "
                                  "word and each sentence, only spaces split, overlapping counts, a tie goes to the shorter "
                                  "then the smaller piece, a piece made twice is learned once, U+001F never joins a piece; it "

@@ -11,7 +11,7 @@ its merges at its own level; every error is a ValueError with a plain message.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bpeviz.core.byte_chars import BYTE_CHARS, CHAR_BYTES
@@ -135,10 +135,11 @@ def _import_data(data: bytes, name: str = "", *, n_merges: int | None = None, si
     model = _sentencepiece(data, name)
     if model is not None:
         return model if n_merges is None else model.truncated(n_merges)
-    split = rank_file_split(data, sidecar, name)
+    split, reads_15_1 = rank_file_split(data, sidecar, name)
     ranks = read_tiktoken_ranks(data, name)
     # a token no two others make (Qwen3.6 has 121) is left out and counted, as the Inspect page reads such a file
     tok = keep_file_ids(from_pairs(pairs_from_ranks(ranks, n_merges, strict=False), pretokenizer=split), ranks.get)
+    tok.settings = replace(tok.settings, hf_unicode=reads_15_1)  # split as tiktoken reads Unicode, unless bpeviz wrote it
     tok.not_merges = 0 if n_merges is not None else sum(len(t) > 1 for t in ranks) - len(tok.merges)
     return tok
 

@@ -7,10 +7,11 @@ import binascii
 import hashlib
 import heapq
 import json
+from functools import cache
 
 from bpeviz.core.errors import BpevizError, cut
 from bpeviz.models.base import TokenizerBase
-from bpeviz.pre_tokenizers import splits
+from bpeviz.pre_tokenizers import oniguruma, splits
 
 from .export_checks import require_bytes, require_unique_tokens, split_pattern
 from .file_checks import parse_json
@@ -32,11 +33,18 @@ def tiktoken_ranks(tok: TokenizerBase) -> dict[bytes, int]:
     return ranks
 
 
+def tiktoken_pattern(tok: TokenizerBase) -> str:
+    """The pat_str tiktoken must split with to cut as this tokenizer cuts: its pattern, each \\p{X} naming the code
+    points newer than tiktoken's Unicode 15.1 tables that `regex` puts in X (not for a tokenizer that reads 15.1)."""
+    pattern = split_pattern(tok)
+    return pattern if tok.settings.hf_unicode else oniguruma.with_lagging(pattern)
+
+
 def tiktoken_encoding(tok: TokenizerBase, name: str = "bpeviz"):  # -> tiktoken.Encoding
     """A tiktoken.Encoding with this tokenizer's merges, split pattern and special tokens."""
     import tiktoken
 
-    return tiktoken.Encoding(name=name, pat_str=split_pattern(tok), mergeable_ranks=tiktoken_ranks(tok),
+    return tiktoken.Encoding(name=name, pat_str=tiktoken_pattern(tok), mergeable_ranks=tiktoken_ranks(tok),
                              special_tokens=dict(tok.special_tokens))
 
 
@@ -48,7 +56,7 @@ def write_tiktoken(tok: TokenizerBase) -> bytes:
 
 def tiktoken_sidecar(tok: TokenizerBase) -> bytes:
     """The split pattern and special tokens that go beside a .tiktoken file."""
-    return json.dumps({"pat_str": split_pattern(tok), "special_tokens": tok.special_tokens}, indent=1).encode()
+    return json.dumps({"pat_str": tiktoken_pattern(tok), "special_tokens": tok.special_tokens}, indent=1).encode()
 
 
 def split_by_lower_ranks(token: bytes, rank: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes] | None:
@@ -170,14 +178,24 @@ def read_tiktoken_ranks(data: bytes, name: str) -> dict[bytes, int]:
     return ranks
 
 
-def rank_file_split(data: bytes, sidecar: bytes | None, name: str) -> str:
-    """The split of a .tiktoken file: its sidecar's pat_str, a known file's preset, else GPT-2's."""
+def rank_file_split(data: bytes, sidecar: bytes | None, name: str) -> tuple[str, bool]:
+    """The split of a .tiktoken file and whether it reads Unicode 15.1 as tiktoken does: its sidecar's pat_str (bpeviz's
+    own, which names the newer code points, is its preset read by `regex`), a known file's preset, else GPT-2's."""
     if sidecar is None:
-        return KNOWN_RANK_FILES.get(hashlib.sha256(data).hexdigest(), "gpt2")
+        return KNOWN_RANK_FILES.get(hashlib.sha256(data).hexdigest(), "gpt2"), True
     side = parse_json(sidecar, f"{name}'s sidecar")
     pattern = side.get("pat_str") if isinstance(side, dict) else None
     if not isinstance(pattern, str) or not pattern:
         raise BpevizError("import_sidecar", f"{name}'s sidecar has no \"pat_str\" (the split pattern).", name=name)
+    own = _widened_presets().get(pattern)
+    if own is not None:
+        return own, False
     split = splits.preset_named(pattern) or pattern
     splits.resolve(split)  # a pattern that does not compile, or is too costly, fails with its reason
-    return split
+    return split, not oniguruma.names_lagging(pattern)
+
+
+@cache
+def _widened_presets() -> dict[str, str]:
+    """Each preset's pattern as bpeviz writes it for tiktoken (tiktoken_pattern) -> the preset's name."""
+    return {oniguruma.with_lagging(p.pattern): key for key, p in splits.PRETOKENIZERS.items() if p.pattern}

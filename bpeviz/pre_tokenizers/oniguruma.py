@@ -80,7 +80,7 @@ def for_oniguruma(pattern: str) -> str:
 
     Example: for_oniguruma(r"\p{N}{1,3}+") -> r"(?>[\p{N}\x{10EC0}...]{1,3})" (the digits Unicode 16 added)
     """
-    return _with_lagging(_rewrite_counted_possessive(pattern, lambda atom, count: f"(?>{atom}{count})"))
+    return with_lagging(_rewrite_counted_possessive(pattern, lambda atom, count: f"(?>{atom}{count})"))
 
 
 @cache
@@ -101,8 +101,9 @@ def lagging_members(prop: str) -> str:
 _PROPERTY = re.compile(r"\\p\{(\w+)\}")
 
 
-def _with_lagging(pattern: str) -> str:
-    """Every \\p{X} in pattern, inside a class or not, widened by lagging_members(X)."""
+def with_lagging(pattern: str) -> str:
+    """Every \\p{X} in pattern, inside a class or not, widened by lagging_members(X): HF and tiktoken, which read
+    Unicode 15.1, then split the newer code points as `regex` does (a .tiktoken sidecar's pat_str is written so)."""
     out, i = [], 0
     while i < len(pattern):
         if pattern[i] == "[":

@@ -1,5 +1,6 @@
-"""Code points the `regex` module knows and HF tokenizers (Unicode 15.1) calls unassigned: written by
-scripts/unicode_lag.py from both engines. HF replays read them as any unassigned code point (see as_hf_reads).
+"""Code points the `regex` module knows and HF tokenizers and tiktoken (Unicode 15.1) call unassigned, and letters
+they class otherwise: written by scripts/unicode_lag.py from the engines. A file made by HF or tiktoken splits reading
+them as those engines do (see as_hf_reads).
 """
 
 from __future__ import annotations
@@ -90,9 +91,13 @@ LAGGING = (  # (first, last) code point, inclusive
     (0x323B0, 0x33479),
     (0x3D000, 0x3FC3F),
 )
-_TABLE = {cp: STAND_IN for first, last in LAGGING for cp in range(first, last + 1)}
+RECLASSIFIED = {  # a letter both know, in another letter class for HF and tiktoken -> a letter of their class
+    0x00295: 'a',
+}
+_TABLE = {cp: STAND_IN for first, last in LAGGING for cp in range(first, last + 1)} | RECLASSIFIED
 
 
 def as_hf_reads(text: str) -> str:
-    """text with every lagging code point replaced by an unassigned one, length kept (split it, then cut the original)."""
+    """text as HF and tiktoken read it: every lagging code point an unassigned one, a reclassified letter one of their
+    class; length kept (split it, then cut the original)."""
     return text.translate(_TABLE)

@@ -106,7 +106,8 @@ class PanicSafeEncoding:
     def _replay(self, text: str) -> list[int]:
         core = self._encoding._core_bpe
         # tiktoken's private pattern, read by tiktoken_parts
-        pieces = regex.findall(tiktoken_parts(self._encoding)[1], as_tiktoken_reads(text))  # type: ignore[index]
+        pattern = regex.compile(tiktoken_parts(self._encoding)[1])  # type: ignore[index]
+        pieces = split_as_hf(as_tiktoken_reads(text), pattern.findall)  # tiktoken reads Unicode 15.1, as HF does
         return [i for piece in pieces for i in core.encode_single_piece(piece.encode("utf-8"))]
 
     def __getattr__(self, name: str):

@@ -10,6 +10,7 @@ import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from bpeviz import engine as engines
 from bpeviz.core.errors import BpevizError
@@ -19,6 +20,7 @@ from bpeviz.core.rules import Rules, rules_for
 from bpeviz.counting import blocks
 from bpeviz.models.bpe import Tokenizer, build
 from bpeviz.pre_tokenizers import splits
+from bpeviz.pre_tokenizers.oniguruma import split_as_hf
 
 
 def corpus_documents(corpus: Corpus, level: str) -> list[str]:
@@ -44,6 +46,9 @@ def corpus_words(docs: Sequence[str], settings: Settings, workers: int | str = 1
     """
     if settings.dummy_prefix:  # not before an empty document: SentencePiece skips an empty sentence, as the CLI does
         docs = [" " + doc for doc in docs if doc]
+    if settings.hf_unicode:  # split as HF's engine reads Unicode 15.1 (the hf dialect)
+        return Counter(piece for doc in docs for piece in split_as_hf(doc, partial(splits.split_text,
+                                                                                     pretokenizer=settings.pretokenizer)))
     size = sum(map(len, docs))
     n = blocks.workers_for(workers, size)
     if n > 1 and can_fork() and size >= blocks.PARALLEL_MIN_BYTES:

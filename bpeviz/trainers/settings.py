@@ -64,7 +64,7 @@ def resolve_settings(vocab_size: object, *, level: str | None = None, pretokeniz
     rules.count_rule(count_rule)
     return Settings(vocab_size=check_vocab_size(vocab_size), level=level, pretokenizer=pretokenizer, tie_break=tie_break,
                     count_rule=count_rule, dialect=d.name if d else "", dummy_prefix=bool(d and d.dummy_prefix),
-                    unique_tokens=bool(d and d.unique_tokens))
+                    unique_tokens=bool(d and d.unique_tokens), hf_unicode=bool(d and d.reads_15_1))
 
 
 def algorithm_spec(algorithm: object) -> Algorithm:

@@ -287,3 +287,45 @@ def test_replaying_an_imported_file_reads_its_tokens_by_bpevizs_ids():
     replayed = replay_on(prefix, corpora.corpus_text("english")[:20_000], record_top=3)
     assert [m.token for m in replayed.merges] == [m.token for m in prefix.merges]
     assert replayed.file_ids is None and replayed.merges[0].count > 0
+
+
+NEWER = ["\U0001df43", "\U00011b60", "\u2e60", "\U0001e6c0", "\u0295", "\U00010940", "\u1acf", "\U000187f9"]  # after 15.1
+NEWER_PARTS = [*NEWER, "'S", "'s", "a", "B", "7", " ", "  ", "\n", "x\u0301", ".", "é", "中"]
+
+
+def newer_strings(n: int, seed: int = 4) -> list[str]:
+    """Short strings holding code points Unicode added after 15.1 (tiktoken's and HF's tables), among letters and marks."""
+    rng = random.Random(seed)
+    return ["".join(rng.choice(NEWER_PARTS) for _ in range(rng.randint(2, 7))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_a_real_rank_file_imported_splits_newer_code_points_as_tiktoken_does(name):
+    """Issue 42.2: 350 and 385 of 3 000 such strings differed (e.g. "\\U0001df43'S"): regex's tables are newer."""
+    import gzip
+
+    from bpeviz.data.shipped import read_shipped
+
+    raw = read_shipped(f"{name}.tiktoken")
+    data = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+    ours, real = formats.import_data(data, f"{name}.tiktoken"), bpeviz.reference(name)
+    assert ours.settings.hf_unicode
+    differ = [s for s in newer_strings(3000) if ours.encode_ordinary(s) != real.encode_ordinary(s)]
+    assert differ == [], (len(differ), differ[:5])
+
+
+@pytest.mark.parametrize("split", ["gpt2", "gpt4", "o200k"])
+def test_a_tiktoken_export_splits_newer_code_points_as_bpeviz_does(split, tmp_path):
+    """Issue 42.3: "a\\U0001df43b" gave bpeviz [260] and tiktoken [97, 240, 157, 189, 131, 98]; the sidecar's pat_str now
+    names the newer code points in each class, and reads back as the preset."""
+    text = " ".join(newer_strings(2000, seed=9)) + " " + corpora.corpus_text("udhr-pt")[:3000]
+    tok = bpeviz.train(text, vocab_size=420, level="bytes", pretokenizer=split)
+    enc = formats.tiktoken_encoding(tok)
+    differ = [s for s in newer_strings(3000) + ["a\U0001df43b"] if enc.encode_ordinary(s) != tok.encode_ordinary(s)]
+    assert differ == [], (len(differ), differ[:5])
+    path = tmp_path / "x.tiktoken"
+    path.write_bytes(formats.export(tok, "tiktoken"))
+    (tmp_path / "x.tiktoken.json").write_bytes(formats.tiktoken_sidecar(tok))
+    back = formats.import_file(path)
+    assert back.settings.pretokenizer == split and not back.settings.hf_unicode
+    assert all(back.encode_ordinary(s) == tok.encode_ordinary(s) for s in newer_strings(500, seed=2))

@@ -218,3 +218,11 @@ def test_the_minbpe_dialect_learns_what_minbpe_learns(text):
     expected = minbpe_merges(text, n, MINBPE_GPT4)
     assert [(m.left, m.right) for m in ours.merges] == expected[:len(ours.merges)]
     assert len(ours.merges) == len(expected)
+
+
+@pytest.mark.parametrize("text", ["ab\U0001df43 " * 20 + "xy " * 30, ("o \u2e60ga\U00011b60to, " * 40) + "x1\U0001df43y " * 15])
+def test_the_hf_dialect_reads_code_points_newer_than_hfs_tables_as_hf_does(text):
+    """Issue 42.4: HF's trainer splits a letter newer than its Unicode 15.1 off its word; bpeviz kept it (merge 6)."""
+    tok = bpeviz.train(text, vocab_size=290, level="bytes", pretokenizer="gpt4", dialect="hf")
+    assert tok.settings.hf_unicode
+    assert merges_of(tok) == hf_merges(text, 290, bpeviz.PRETOKENIZERS["gpt4"].pattern)

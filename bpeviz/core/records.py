@@ -38,7 +38,9 @@ ALGORITHM_SPECS: dict[str, Algorithm] = {
     "wordpiece": Algorithm("wordpiece", "WordPiece", "pieces", "wordpiece", rules=False, positional=True),
     "unigram": Algorithm("unigram", "Unigram", "pieces", "unigram", default_split="spaces", rules=False,
                          dummy_prefix_split="spaces", compiled=True),
-    "superbpe": Algorithm("superbpe", "SuperBPE", "superword", "superbpe", compiled=True, transition=True),
+    # stage 1's default split puts no space before a digit, as the final split never does (GPT-2's learns " 1")
+    "superbpe": Algorithm("superbpe", "SuperBPE", "superword", "superbpe", default_split="r2l-digits", compiled=True,
+                          transition=True),
     "boundless": Algorithm("boundless", "BoundlessBPE", "superword", "boundless", rules=False),
 }
 ALGORITHMS = tuple(name for name, a in ALGORITHM_SPECS.items() if a.family != "superword")  # the Algorithms page's three

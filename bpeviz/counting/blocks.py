@@ -122,6 +122,7 @@ def read_blocks(paths: Sequence[str | Path], *, lines: bool = False, pretokenize
     streamable = lines or splits.is_chunkable(pretokenizer)
     preset = splits.PRETOKENIZERS.get(pretokenizer)
     newlines = preset is not None and preset.newline_cut
+    meta = dummy_prefix and pretokenizer in ("sentencepiece", "spaces")  # splits.reads_meta_as_space, from the table's terms
     for path in paths:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         carry, pending, first = "", 0, True
@@ -139,6 +140,8 @@ def read_blocks(paths: Sequence[str | Path], *, lines: bool = False, pretokenize
                                       "Split the file into lines (--lines) or smaller files.", path=str(path), cap=cap)
                 if cut:
                     part, text = text[:cut], text[cut:]
+                    if meta:  # SentencePiece reads a ▁ as the space it writes ▁
+                        part = part.replace("\u2581", " ")
                     if lines:
                         docs = [(" " + line if dummy_prefix else line) for line in part.splitlines() if line]
                     else:

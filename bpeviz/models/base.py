@@ -75,8 +75,6 @@ class TokenizerBase:
 
     def _pretokens(self, text: str) -> list[str]:
         """text split by the settings' pre-tokenizer (as HF's Unicode tables read it, for a tokenizer.json made elsewhere)."""
-        if self.meta_as_space:
-            text = text.replace("\u2581", " ")
         if self.settings.hf_unicode:
             bert = self.settings.pretokenizer == splits.BERT_SPLIT  # HF's BertPreTokenizer has tables of its own
             return split_as_hf(text, self._split_plain, as_bert_reads if bert else as_hf_reads)
@@ -87,8 +85,6 @@ class TokenizerBase:
 
     def _prefixed(self, text: str) -> str:
         """The dummy prefix before a text (not before an empty one, nor, as HF's Metaspace does, before a space)."""
-        if self.meta_as_space:
-            text = text.replace("\u2581", " ")
         if not text or self.prefix_unless_space and text.startswith(" "):
             return text
         return self._prefix + text
@@ -216,6 +212,8 @@ class TokenizerBase:
                              "(a bytes-level tokenizer keeps invalid bytes).")
         if not isinstance(text, str):
             raise ValueError(f"Text to encode must be a str, not {type(text).__name__}.")
+        if self.meta_as_space or splits.reads_meta_as_space(self.settings):
+            text = text.replace("\u2581", " ")  # SentencePiece, and HF's Metaspace, read a ▁ as the space they write
         return as_tiktoken_reads(text)
 
     def save(self, path: str | Path) -> None:

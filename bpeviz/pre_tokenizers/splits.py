@@ -62,14 +62,18 @@ R2L_DIGITS_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}(?=(?:\p{N
 # SuperBPE's second stage (Liu et al. 2025; the split its authors' training script uses): no split at spaces, only digits
 # stand apart, grouped in threes from the right; a superword may hold spaces, newlines and punctuation.
 SUPERWORD_SPLIT = "superword"  # the preset SuperBPE's second stage splits with (and BoundlessBPE its pieces)
-SUPERWORD_PATTERN = r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|[^\p{N}]+"
-_WHOLE_RUNS = {"r2l-digits": GPT4_HF_PATTERN, "superword": r"\p{N}+|[^\p{N}]+"}  # their twins (see preset_split)
+# Decimal digits only (\p{Nd}): other numerals (½, ①, Ⅳ) stay in the runs around them, as the authors' split keeps them.
+SUPERWORD_PATTERN = r"\p{Nd}{1,3}(?=(?:\p{Nd}{3})*(?!\p{Nd}))|[^\p{Nd}]+"
+_WHOLE_RUNS = {"r2l-digits": GPT4_HF_PATTERN, "superword": r"\p{Nd}+|[^\p{Nd}]+"}  # their twins (see preset_split)
+_DIGIT_RUNS = {"r2l-digits": r"\p{N}{4,}", "superword": r"\p{Nd}{4,}"}  # the runs each cuts in threes
 # SentencePiece's split: only spaces separate words, each word keeps the space before it (its ▁).
 SPACES_PATTERN = r""" ?[^ ]+| """
 # SentencePiece's own trainer also keeps U+001F and U+2585 (its unknown-piece mark ▅) out of every piece: probed with
 # sentencepiece 0.2, they are the only code points it never puts in a piece (control characters such as U+0001 or a
 # tab it merges like letters). Standing alone, they are never inside a merge.
-SENTENCEPIECE_PATTERN = " ?[^ \x1f\u2585]+| |[\x1f\u2585]"  # the two characters themselves, so `re` reads it too
+# NUL it keeps out too: a NUL ends a word there, and what follows starts one without its ▁ (probed: "xa\x00by" gives
+# "▁xa", "by").
+SENTENCEPIECE_PATTERN = " ?[^ \x00\x1f\u2585]+| |[\x00\x1f\u2585]"  # the characters themselves, so `re` reads it too
 # BERT's split (BertPreTokenizer, Whitespace in HF tokenizers): whitespace runs, runs of other non-punctuation,
 # each punctuation sign alone (ASCII symbols count as punctuation, as BERT's do).
 BERT_SPLIT = r"\s+|[^\s\p{P}!-/:-@\[-`{-~]+|[\p{P}!-/:-@\[-`{-~]"
@@ -115,9 +119,15 @@ PRETOKENIZERS: dict[str, Pretokenizer] = {
     "spaces": Pretokenizer("spaces", SPACES_PATTERN, "only spaces split; each word keeps its space (SentencePiece's ▁word)",
                            newline_cut=False),
     "sentencepiece": Pretokenizer("sentencepiece", SENTENCEPIECE_PATTERN, "SentencePiece's split: only spaces split, each "
-                                  "word keeps its space; U+001F and U+2585 (▅), which SentencePiece keeps out of every "
-                                  "piece, stand alone", newline_cut=False),
+                                  "word keeps its space; NUL, U+001F and U+2585 (▅), which SentencePiece keeps out of "
+                                  "every piece, stand alone", newline_cut=False),
 }
+
+
+def reads_meta_as_space(settings) -> bool:  # settings: core.records.Settings
+    """Whether text is read as SentencePiece reads it, a ▁ (U+2581) in it being the space SentencePiece writes ▁: the
+    sentencepiece-bpe dialect and Unigram's SentencePiece-style split (a space before each document)."""
+    return settings.dummy_prefix and settings.pretokenizer in ("sentencepiece", "spaces")
 _PRESET_PATTERNS = frozenset(p.pattern for p in PRETOKENIZERS.values() if p.pattern)
 
 # The cut uses `re`, which is faster; its \s is a superset of `regex`'s (it adds \x1c-\x1f), so it
@@ -169,8 +179,8 @@ def preset_split(name: str) -> Callable[[str], list[str]]:
     if pattern is None:
         return lambda text: [text] if text else []
     if name in _WHOLE_RUNS:
-        whole = _pattern_split(_WHOLE_RUNS[name])
-        return lambda text: digits_right_to_left(whole(text), text)
+        whole, runs = _pattern_split(_WHOLE_RUNS[name]), regex.compile(_DIGIT_RUNS[name])
+        return lambda text: digits_right_to_left(whole(text), text, runs)
     return _pattern_split(pattern)
 
 

@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 
 import regex
 
-_TWIN_CLASSES = (r"\p{L}", r"\p{Lu}", r"\p{Ll}", r"\p{Lt}", r"\p{Lm}", r"\p{Lo}", r"\p{M}", r"\p{N}", r"\s")
+_TWIN_CLASSES = (r"\p{L}", r"\p{Lu}", r"\p{Ll}", r"\p{Lt}", r"\p{Lm}", r"\p{Lo}", r"\p{M}", r"\p{N}", r"\p{Nd}", r"\s")
 _TWIN_TOKEN = re.compile(r"\\p\{\w+\}|\\.|\[\^?|.", re.DOTALL)
 PAST_BMP = re.compile("[\U00010000-\U0010ffff]")
 
@@ -60,12 +60,13 @@ def bmp_twin(pattern: str) -> re.Pattern | None:
 _LONG_DIGITS = regex.compile(r"\p{N}{4,}")
 
 
-def digits_right_to_left(pieces: list[str], text: str) -> list[str]:
+def digits_right_to_left(pieces: list[str], text: str, long_runs: regex.Pattern = _LONG_DIGITS) -> list[str]:
     """pieces (of text) with every run of four digits or more cut in threes from the right: 1234567 -> 1 234 567.
 
-    For splits that took such runs whole; a piece that is one of text's runs of digits is cut, the rest kept.
+    For splits that took such runs whole; a piece that is one of text's runs of digits (long_runs finds them) is cut,
+    the rest kept.
     """
-    runs = set(_LONG_DIGITS.findall(text))
+    runs = set(long_runs.findall(text))
     if not runs:
         return pieces
     out: list[str] = []

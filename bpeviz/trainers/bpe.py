@@ -44,6 +44,8 @@ def corpus_words(docs: Sequence[str], settings: Settings, workers: int | str = 1
     (at most the cores); the table is the same, order included. Only a single-threaded process forks (a fork copies
     other threads' locks mid-use; spawn would re-run the caller's script): a server, or a notebook, counts here.
     """
+    if splits.reads_meta_as_space(settings):  # SentencePiece reads a ▁ as the space it writes ▁
+        docs = [doc.replace("\u2581", " ") for doc in docs]
     if settings.dummy_prefix:  # not before an empty document: SentencePiece skips an empty sentence, as the CLI does
         docs = [" " + doc for doc in docs if doc]
     if settings.hf_unicode:  # split as HF's engine reads Unicode 15.1 (the hf dialect)

@@ -47,6 +47,7 @@ def resolve_settings(vocab_size: object, *, level: str | None = None, pretokeniz
         raise BpevizError("algorithm_rules", f"{', '.join(given)} are rules of BPE training; {algorithm} has its own.",
                           algorithm=algorithm, rules=", ".join(given))
     if spec.family == "superword":
+        pretokenizer = pretokenizer if pretokenizer is not None or dialect else spec.default_split
         return _superword_settings(vocab_size, spec, transition, level=level, pretokenizer=pretokenizer,
                                    tie_break=tie_break, count_rule=count_rule, dialect=dialect)
     if spec.family == "pieces":

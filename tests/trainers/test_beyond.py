@@ -34,7 +34,7 @@ def rows(tok):
                           (UDHR, "chars", 300, 150)])
 def test_superbpe_equals_its_oracle(docs, level, vocab, transition):
     tok = bpeviz.train(docs, vocab_size=vocab, level=level, algorithm="superbpe", transition=transition)
-    assert rows(tok) == naive_superbpe(docs, level, "gpt2", vocab, transition)
+    assert rows(tok) == naive_superbpe(docs, level, "r2l-digits", vocab, transition)  # stage 1's default split
     assert {m.stage for m in tok.merges} == {1, 2}
 
 
@@ -45,7 +45,7 @@ def test_superbpe_equals_its_oracle_on_any_corpus(docs, transition, extra, tie_b
     vocab = n_base + extra
     tok = bpeviz.train(docs, vocab_size=vocab, algorithm="superbpe", transition=max(transition, n_base), tie_break=tie_break)
     assert [r[:4] + r[5:] for r in rows(tok)] == [r[:4] + r[5:] for r in
-                                                   naive_superbpe(docs, "chars", "gpt2", vocab, max(transition, n_base),
+                                                   naive_superbpe(docs, "chars", "r2l-digits", vocab, max(transition, n_base),
                                                                   tie_break)]
 
 
@@ -58,7 +58,7 @@ def test_superbpe_with_the_transition_at_the_vocabulary_is_plain_bpe():
 
 
 def test_superbpe_stage_two_starts_at_the_transition_and_finds_superwords():
-    tok = bpeviz.train(UDHR, vocab_size=900, level="bytes", algorithm="superbpe", transition=600)
+    tok = bpeviz.train(UDHR, vocab_size=900, level="bytes", algorithm="superbpe", transition=600, pretokenizer="gpt2")
     assert [m.stage for m in tok.merges] == [1] * (600 - 256) + [2] * (900 - 600)
     assert tok.merges[600 - 256].id == 600  # the first stage-2 merge makes token 600
     assert not any(is_superword(m.token) for m in tok.merges if m.stage == 1)
@@ -236,7 +236,33 @@ def test_superword_tokenizers_round_trip_through_bpeviz_json_and_refuse_other_fo
 
 def test_a_superbpe_cut_before_its_transition_splits_words_as_stage_one_did():
     tok = bpeviz.train(TOY, vocab_size=90, algorithm="superbpe", transition=60)
-    plain = bpeviz.train(TOY, vocab_size=60)
+    plain = bpeviz.train(TOY, vocab_size=60, pretokenizer="r2l-digits")
     cut = tok.truncated(60 - tok.n_base)
-    assert cut.settings.pretokenizer == "gpt2" and all(cut.encode(d) == plain.encode(d) for d in TOY)
+    assert cut.settings.pretokenizer == "r2l-digits" and all(cut.encode(d) == plain.encode(d) for d in TOY)
     assert tok.truncated(61 - tok.n_base).settings.pretokenizer == "superword"
+
+
+def test_the_superword_split_keeps_other_numerals_in_their_runs():
+    """Issue 42.11: only decimal digits stand apart, grouped from the right; ½, ①, Ⅳ stay in the runs around them."""
+    assert bpeviz.split_text("½½½½ ①②③④ ⅠⅡⅢⅣ 1234567", "superword") == ["½½½½ ①②③④ ⅠⅡⅢⅣ ", "1", "234", "567"]
+    rng = __import__("random").Random(5)
+    for _ in range(2000):
+        text = "".join(rng.choice(["½", "①", "Ⅳ", "٣", "7", "12", " ", "a", "\n", "3"]) for _ in range(rng.randint(1, 12)))
+        pieces = bpeviz.split_text(text, "superword")
+        assert "".join(pieces) == text
+        for piece in pieces:
+            digits = [ch.isdecimal() for ch in piece]
+            assert all(digits) and len(piece) <= 3 or not any(digits), (text, pieces)
+
+
+def test_superbpe_s_default_first_stage_learns_no_token_its_final_split_cannot_give():
+    """Issue 42.11: the default stage-1 split was GPT-2's, which learns ' 1'; the final split never puts a space
+    before a digit, so 13 of 744 tokens were never used. The default is now r2l-digits."""
+    text = corpora.corpus_text("english")[:30_000] + " ".join(str(n) for n in range(1, 3000))
+    tok = bpeviz.train(text, vocab_size=1000, level="bytes", algorithm="superbpe", transition=800)
+    assert tok.settings.inner_split == "r2l-digits"
+    stuck = [m.token for m in tok.merges if len(bpeviz.split_text(m.token.decode("utf-8", "surrogateescape"),
+                                                                  "superword")) > 1]
+    assert stuck == []
+    old = bpeviz.train(text, vocab_size=1000, level="bytes", algorithm="superbpe", transition=800, pretokenizer="gpt2")
+    assert any(len(bpeviz.split_text(m.token.decode("utf-8", "surrogateescape"), "superword")) > 1 for m in old.merges)

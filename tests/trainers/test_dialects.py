@@ -226,3 +226,26 @@ def test_the_hf_dialect_reads_code_points_newer_than_hfs_tables_as_hf_does(text)
     tok = bpeviz.train(text, vocab_size=290, level="bytes", pretokenizer="gpt4", dialect="hf")
     assert tok.settings.hf_unicode
     assert merges_of(tok) == hf_merges(text, 290, bpeviz.PRETOKENIZERS["gpt4"].pattern)
+
+
+@pytest.mark.parametrize("lines", [["a\x00b a\x00b q\x00\x00z xa\x00by"] * 5, ["a▁b a▁b q▁▁z ab▁ ab cab"] * 5,
+                                   [f"{line}▁x\x00{k % 5}" for k, line in enumerate(ENGLISH.splitlines()[:300]) if line]])
+def test_the_sentencepiece_dialect_keeps_nul_out_and_reads_a_literal_space_mark_as_a_space(lines):
+    """Issue 42.8: SentencePiece keeps NUL out of its pieces (a NUL ends a word) and reads ▁ as a word boundary."""
+    chars = set("".join(lines).replace("▁", " ").replace("\x00", "")) | {" "}
+    vocab = None
+    for size in range(len(chars) + 400, len(chars), -1):  # SentencePiece refuses more pieces than the text supports
+        try:
+            vocab = sentencepiece_pieces(lines, 1 + size)
+            break
+        except RuntimeError:
+            continue
+    assert vocab is not None
+    merges = [p for p in vocab[1:] if len(p) > 1]
+    tok = bpeviz.train(lines, vocab_size=10_000, dialect="sentencepiece-bpe")
+    ours = [m.token.replace(" ", "▁") for m in tok.merges]
+    # where no pair is left bpeviz stops; SentencePiece goes on with pieces that no longer occur (docs/library.md)
+    n = min(len(ours), len(merges))
+    assert n >= 3 and ours[:n] == merges[:n]
+    assert not any("\x00" in t for t in ours)
+    assert tok.encode("a▁b") == tok.encode("a b")

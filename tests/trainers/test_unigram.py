@@ -85,6 +85,22 @@ def test_viterbi_equals_sentencepiece_on_1200_strings(sp_model):
     assert sum(tok.is_byte_fallback(i) for s in strings for i in tok.encode(s)) > 0  # the fallback was exercised
 
 
+def test_a_literal_space_mark_is_a_space_as_sentencepiece_reads_it(sp_model):
+    """Issue 42.8: SentencePiece reads ▁ (U+2581) in the text as the space it writes ▁; bpeviz's Unigram does too."""
+    tok = from_sentencepiece(sp_model)
+    rng = random.Random(3)
+    strings = []
+    for line in test_strings(400, seed=5):
+        chars = list(line)
+        for _ in range(rng.randrange(1, 4)):
+            chars.insert(rng.randrange(len(chars) + 1), rng.choice(["▁", "▁▁", " ▁", "▁ "]))
+        strings.append("".join(chars))
+    differ = [s for s in strings if our_pieces(tok, s) != sp_model.encode(s, out_type=str)]
+    assert differ == []
+    trained = bpeviz.train(ENGLISH[:300], vocab_size=300, algorithm="unigram")
+    assert trained.encode("o▁gato") == trained.encode("o gato")
+
+
 def test_a_near_tie_goes_where_sentencepiece_sends_it(sp_model):
     """SentencePiece sums a whole text in float32, so the text before a word can turn a tie inside it (issue 26.5)."""
     tok = from_sentencepiece(sp_model)

@@ -183,3 +183,22 @@ def test_an_imported_t5_file_gives_its_unk_id_where_hf_does(tmp_path):
     assert unknown >= 200
     back = formats.from_dict(formats.to_dict(ours))
     assert all(back.encode(s) == ours.encode(s) for s in texts[:300])
+
+
+def test_a_unigram_export_parts_from_bpeviz_only_at_near_ties_and_reads_back_as_hf():
+    """Issue 42.7: on repetitive strings (ꙮ×7, runs of x, U+3000) 3-12 % come out as the same pieces in another order:
+    bpeviz sums in float32 as SentencePiece does, HF in float64, and equal-score cuts go by rounding. Every such string is
+    a near tie; the file read back sums as HF does and equals it on all of them (docs/exactness.md states the rate)."""
+    import random
+
+    tok = bpeviz.train(LINES[:2000] + ["ꙮ" * 7, "x" * 40, "\u3000" * 5] * 3, vocab_size=800, algorithm="unigram")
+    data = formats.export(tok, "hf")
+    hf, back = tokenizers.Tokenizer.from_str(data.decode()), formats.import_data(data, "tokenizer.json")
+    rng = random.Random(1)
+    texts = ["".join(rng.choice(["ꙮ" * rng.randint(1, 9), "x" * rng.randint(1, 30), "\u3000" * rng.randint(1, 6), " ",
+                                 "ab", "the"]) for _ in range(rng.randint(1, 5))) for _ in range(3000)]
+    theirs = {s: hf.encode(s, add_special_tokens=False).ids for s in texts}
+    assert all(back.encode(s) == theirs[s] for s in texts)
+    differ = [s for s in texts if tok.encode(s) != theirs[s]]
+    assert all(near_tie(tok, s) for s in differ)
+    assert 0 < len(differ) <= 0.12 * len(texts)

@@ -100,32 +100,36 @@ def check_weights(weights: Mapping[str, int]) -> dict[str, int]:
 
 
 def train_mix(weights: Mapping[str, int], vocab_size: int, *, level: str = "bytes", pretokenizer: str = "gpt4",
-              progress: Callable[[int, int], None] | None = None, parity: bool = False) -> MixRun:
+              progress: Callable[[int, int], None] | None = None, parity: bool = False, dialect: str = "") -> MixRun:
     """Train on the weighted mix and attribute every merge. Example: train_mix({"en": 1}, 1024).winner(0) -> "en"
 
     parity=True trains parity-aware (parity.py): each merge is the best pair of the language whose held-out
     articles take the most tokens at that step; run.parity_language says which. It runs at level bytes.
+    dialect: a trainer's rules (rules.DIALECTS); "hf" reads the split and breaks ties as HF tokenizers' trainers do.
     """
     weights = check_weights(weights)
+    if dialect:
+        pretokenizer = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer, dialect=dialect).pretokenizer
     groups: dict[str, Counter[str]] = {}
     for lang, weight in weights.items():
         counts = splits.count_pieces(training_documents(lang), pretokenizer)
         groups[lang] = Counter({word: n * weight for word, n in counts.items()})
     if parity:
-        return _train_parity(weights, groups, vocab_size, level, pretokenizer, progress)
+        return _train_parity(weights, groups, vocab_size, level, pretokenizer, progress, dialect)
     total: Counter[str] = Counter()
     for counts in groups.values():
         total.update(counts)
-    tok = train_counts(CountTable(total, pretokenizer), vocab_size=vocab_size, level=level, progress=progress)
+    tok = train_counts(CountTable(total, pretokenizer), vocab_size=vocab_size, level=level, progress=progress,
+                       **({"dialect": dialect} if dialect else {}))
     return MixRun(tok, weights, attribute(tok, groups))
 
 
 def _train_parity(weights: dict[str, int], groups: dict[str, Counter[str]], vocab_size: int, level: str, pretokenizer: str,
-                  progress: Callable[[int, int], None] | None) -> MixRun:
+                  progress: Callable[[int, int], None] | None, dialect: str = "") -> MixRun:
     if level != "bytes":
         raise BpevizError("parity_level", "Parity-aware training runs at level 'bytes' (held-out text may hold characters "
                           "the training text lacks).", level=level)
-    settings = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer)
+    settings = resolve_settings(vocab_size, level=level, pretokenizer=pretokenizer, dialect=dialect or None)
     if settings.vocab_size < 256:
         raise BpevizError("vocab_too_small", f"vocab_size {settings.vocab_size} is smaller than the 256 bytes; choose at "
                           "least 256.", vocab=settings.vocab_size, base=256, level=level)

@@ -120,7 +120,7 @@ def train_mix(weights: Mapping[str, int], vocab_size: int, *, level: str = "byte
     for counts in groups.values():
         total.update(counts)
     tok = train_counts(CountTable(total, pretokenizer), vocab_size=vocab_size, level=level, progress=progress,
-                       **({"dialect": dialect} if dialect else {}))
+                       dialect=dialect or None)
     return MixRun(tok, weights, attribute(tok, groups))
 
 

@@ -6,6 +6,7 @@
     bpeviz.reference("cl100k_base").encode("hello world")
     bpeviz.train(corpus, vocab_size=1024, algorithm="superbpe", transition=800)  # words, then superwords
     bpeviz.mix.train_mix({"en": 1, "hi": 1}, 1024, parity=True), bpeviz.optimal.best_merges(words, 3)
+    bpeviz.extend("cl100k_base", hindi_text, 2000)  # a real tokenizer's merges, then 2 000 more, old ids kept
 
 The public API is `__all__` here and the modules beside this file (`pretokenize`, `engine`, `mix`, `inspect`,
 `optimal`, `sampling`, `corpora`, `formats`, `cli`); everything inside the stage folders (core, pre_tokenizers,
@@ -20,6 +21,7 @@ from .core.records import ENDOFTEXT, LEVELS, Merge, Settings, TraceStep
 from .core.rules import TIE_BREAKS, TIE_RULES
 from .formats import save
 from .formats.bpeviz_json import load
+from .lessons.graft import extend
 from .models.bpe import Tokenizer
 from .pre_tokenizers.splits import PRETOKENIZERS, PatternError, Piece, split_pieces, split_text
 from .trainers.training import train, train_counts
@@ -40,6 +42,7 @@ __all__ = [
     "corpora",
     "engine",
     "engines",
+    "extend",
     "load",
     "mix",
     "optimal",

@@ -20,6 +20,7 @@ PAGE_LIST = (
     ("languages.py", "nav_languages", ":material/translate:", "languages"),
     ("quirks.py", "nav_quirks", ":material/psychology_alt:", "quirks"),
     ("beyond.py", "nav_beyond", ":material/auto_awesome:", "beyond"),
+    ("graft.py", "nav_graft", ":material/call_split:", "graft"),
     ("inspect.py", "nav_inspect", ":material/search:", "inspect"),
     ("files.py", "nav_files", ":material/save:", "files"),
 )

@@ -138,6 +138,20 @@ def _add_files(sub) -> None:
     i.set_defaults(run=commands.cmd_import)
 
 
+def _add_extend(sub) -> None:
+    x = sub.add_parser("extend", help="graft: a real tokenizer's merges, then new ones learned on your text; old ids kept")
+    x.add_argument("base", help=f"a real tokenizer ({', '.join(n for n in ENCODINGS if n != 'mistral-v3')}) or a byte-level "
+                   "tokenizer file (bpeviz JSON, tokenizer.json, .tiktoken)")
+    x.add_argument("files", nargs="+", metavar="CORPUS", help="text files to learn the new merges on")
+    x.add_argument("--merges", type=_whole(0), required=True, help="how many new merges")
+    x.add_argument("--format", choices=tuple(formats.FORMATS), default="json",
+                   help="the output's format (json: bpeviz JSON; tiktoken: with its sidecar; hf: tokenizer.json)")
+    x.add_argument("--engine", choices=("auto", "python", "compiled"), default="auto", help="the merge loop")
+    x.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    _add_output(x, "the grafted tokenizer")
+    x.set_defaults(run=commands.cmd_extend)
+
+
 def _add_corpus(sub) -> None:
     c = sub.add_parser("corpus", help="write a corpus bpeviz ships (no name: list them), e.g. to train on from the command line")
     c.add_argument("name", nargs="?", help="a corpus (toy_pt, english, portuguese, python, udhr-pt, ...) or toy-table-wrong")
@@ -159,6 +173,7 @@ def parser() -> argparse.ArgumentParser:
     _add_encode(sub)
     _add_count_tokens(sub)
     _add_files(sub)
+    _add_extend(sub)
     _add_corpus(sub)
     _add_app(sub)
     return p

@@ -41,3 +41,23 @@ def write_atomic(path: str, write: Callable[[Path], object]) -> None:
 
 def write_bytes(path: str, data: bytes) -> None:
     write_atomic(path, lambda part: part.write_bytes(data))
+
+
+MAX_TEXT_BYTES = 500_000_000  # a text file read whole (bpeviz extend): bigger ones go through bpeviz count
+
+
+def read_text(path: str) -> str:
+    """A whole text file as str, or a one-line reason: missing, a folder, too big, not UTF-8."""
+    from bpeviz.core.errors import BpevizError
+
+    p = Path(path)
+    if not p.is_file():
+        raise BpevizError("no_such_file", f"no such file: {path}" if not p.exists() else f"{path} is a folder; give a file")
+    if p.stat().st_size > MAX_TEXT_BYTES:
+        raise BpevizError("file_too_big", f"{path} is {p.stat().st_size / 1e6:,.0f} MB; this command reads at most "
+                          f"{MAX_TEXT_BYTES / 1e6:,.0f} MB whole.", path=path)
+    data = p.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BpevizError("not_utf8", f"{path} is not valid UTF-8 (byte {exc.start:,}); save it as UTF-8.", path=path) from None

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bpeviz.core.byte_chars import BYTE_CHARS, CHAR_BYTES
 from bpeviz.core.errors import BpevizError, cut
+from bpeviz.core.records import ENDOFTEXT
 from bpeviz.models.base import TokenizerBase
 from bpeviz.models.serial import FORMAT_NAME, FORMAT_VERSION, dumps, to_dict
 
@@ -40,6 +41,7 @@ from .rank_files import (
     pairs_from_ranks,
     rank_file_split,
     read_tiktoken_ranks,
+    sidecar_specials,
     split_by_lower_ranks,
     tiktoken_encoding,
     tiktoken_ranks,
@@ -138,7 +140,9 @@ def _import_data(data: bytes, name: str = "", *, n_merges: int | None = None, si
     split, reads_15_1 = rank_file_split(data, sidecar, name)
     ranks = read_tiktoken_ranks(data, name)
     # a token no two others make (Qwen3.6 has 121) is left out and counted, as the Inspect page reads such a file
-    tok = keep_file_ids(from_pairs(pairs_from_ranks(ranks, n_merges, strict=False), pretokenizer=split), ranks.get)
+    specials = sidecar_specials(sidecar, name) or {ENDOFTEXT: max(ranks.values()) + 1}
+    tok = keep_file_ids(from_pairs(pairs_from_ranks(ranks, n_merges, strict=False), pretokenizer=split,
+                                   special_tokens=tuple(specials)), ranks.get, specials)
     tok.settings = replace(tok.settings, hf_unicode=reads_15_1)  # split as tiktoken reads Unicode, unless bpeviz wrote it
     tok.not_merges = 0 if n_merges is not None else sum(len(t) > 1 for t in ranks) - len(tok.merges)
     return tok

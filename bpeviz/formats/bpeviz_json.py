@@ -112,9 +112,27 @@ def from_dict(data: object) -> Tokenizer:
                     corpus_bytes=whole(data.get("corpus_bytes", 0), "\"corpus_bytes\""),
                     corpus_tokens=whole(data.get("corpus_tokens", 0), "\"corpus_tokens\""), special_tokens=special_tokens,
                     encoder=ENCODER)
-        return _superword(tok, data["merges"]) if settings.algorithm in SUPERWORD_ALGORITHMS else tok
+        tok = _superword(tok, data["merges"]) if settings.algorithm in SUPERWORD_ALGORITHMS else tok
+        _file_ids(tok, data)
+        return tok
     except ValueError as exc:
         raise ValueError(f"The bpeviz tokenizer file is damaged: {exc}") from None
+
+
+def _file_ids(tok: Tokenizer, data: dict) -> None:
+    """An imported or grafted file's own ids (each vocabulary id's, then the special tokens'), and a graft's marks."""
+    ids = data.get("file_ids")
+    if ids is None:
+        return
+    ids = a_list(ids, "\"file_ids\"")
+    specials = data.get("special_ids", {})
+    if len(ids) != len(tok.vocab) or not isinstance(specials, dict):
+        raise ValueError("\"file_ids\" must give one id per vocabulary entry, and \"special_ids\" name to id.")
+    tok.with_file_ids({i: whole(v, "a file id") for i, v in enumerate(ids)},
+                      {str(k): whole(v, "a special token's id") for k, v in specials.items()})
+    if "base_size" in data:
+        tok.base_merges = whole(data.get("base_merges", 0), "\"base_merges\"")
+        tok.base_size = whole(data["base_size"], "\"base_size\"")
 
 
 def _superword(tok: Tokenizer, entries: list) -> Tokenizer:

@@ -58,6 +58,9 @@ def require_unique_tokens(tok: Tokenizer, fmt: str) -> None:
 
 def split_pattern(tok: TokenizerBase) -> str:
     """The regex a foreign tokenizer should split with; refuses custom patterns that leave gaps."""
+    if getattr(tok, "split_function", None) is not None:
+        raise BpevizError("export_own_split", "This tokenizer splits text with its base's own code (DeepSeek V4's three "
+                          "regex splits), which one split pattern cannot say; bpeviz does not export it.")
     pattern = splits.resolve(tok.settings.pretokenizer)
     if pattern is None:
         return MATCH_ALL

@@ -30,8 +30,8 @@ def hf_tokenizer_json(tok: TokenizerBase) -> dict:
     tok = require_bytes(tok, "hf")
     require_unique_tokens(tok, "hf")
     pattern = split_pattern(tok)
-    vocab = {hf_str(bytes([b])): b for b in range(256)}
-    vocab.update({hf_str(m.token): m.id for m in tok.merges if isinstance(m.token, bytes)})  # bytes level: all
+    vocab = {hf_str(bytes([b])): tok.file_id(b) for b in range(256)}  # the ids it speaks
+    vocab.update({hf_str(m.token): tok.file_id(m.id) for m in tok.merges if isinstance(m.token, bytes)})  # bytes: all
     merges = [[hf_str(bytes(m.left)), hf_str(bytes(m.right))] for m in tok.merges]  # type: ignore[arg-type]  # bytes
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
     pre = [byte_level] if pattern == MATCH_ALL else [hf_split.split_step(split_pattern(tok)), byte_level]
@@ -41,7 +41,7 @@ def hf_tokenizer_json(tok: TokenizerBase) -> dict:
         "padding": None,
         "added_tokens": [
             {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
-            for s, i in tok.special_tokens.items()
+            for s, i in tok.file_specials().items()
         ],
         "normalizer": None,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},

@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from bpeviz.core.byte_chars import CHAR_BYTES
 from bpeviz.core.errors import cut
 from bpeviz.core.ids import RawMerge
-from bpeviz.core.records import LEVELS, Settings, Token, join
+from bpeviz.core.records import ENDOFTEXT, LEVELS, Settings, Token, join
 from bpeviz.core.token_text import escape_token, unescape_token
 from bpeviz.engine import ENCODER
 from bpeviz.models.base import TokenizerBase
@@ -44,9 +44,11 @@ def write_vocab(tok: TokenizerBase) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def from_pairs(pairs: list[tuple[bytes, bytes]], pretokenizer: str = "gpt2") -> Tokenizer:
+def from_pairs(pairs: list[tuple[bytes, bytes]], pretokenizer: str = "gpt2",
+               special_tokens: Sequence[str] = (ENDOFTEXT,)) -> Tokenizer:
     """A bytes-level tokenizer whose merges are the given pairs in order (ids renumbered from 256)."""
-    return merges_from_tokens("bytes", None, pairs, "the file", pretokenizer)  # type: ignore[arg-type]  # bytes are Tokens
+    return merges_from_tokens("bytes", None, pairs, "the file", pretokenizer,  # type: ignore[arg-type]  # bytes: Tokens
+                              special_tokens=special_tokens)
 
 
 def gpt2_pairs(n_merges: int | None = None) -> list[tuple[bytes, bytes]]:
@@ -69,7 +71,8 @@ def gpt2_pairs(n_merges: int | None = None) -> list[tuple[bytes, bytes]]:
 
 
 def merges_from_tokens(level: str, alphabet: list[str] | None, pairs: list[tuple[Token, Token]], name: str,
-                        pretokenizer: str = "gpt2", *, dummy_prefix: bool = False) -> Tokenizer:
+                        pretokenizer: str = "gpt2", *, dummy_prefix: bool = False,
+                        special_tokens: Sequence[str] = (ENDOFTEXT,)) -> Tokenizer:
     """A tokenizer at `level` whose merges are the given token pairs, numbered bpeviz's way (dummy_prefix: a space
     before every text, as SentencePiece's normalizer puts one)."""
     base: list[Token] = list(alphabet) if alphabet is not None else [bytes([b]) for b in range(256)]
@@ -84,7 +87,7 @@ def merges_from_tokens(level: str, alphabet: list[str] | None, pairs: list[tuple
         raw.append(RawMerge(ids[left], ids[right], token_id, 0, (), 0))
         ids.setdefault(join(left, right), token_id)
     settings = Settings(vocab_size=n_base + len(raw), level=level, pretokenizer=pretokenizer, dummy_prefix=dummy_prefix)
-    return build(settings, alphabet, raw, encoder=ENCODER)
+    return build(settings, alphabet, raw, encoder=ENCODER, special_tokens=tuple(special_tokens))
 
 
 def read_vocab(data: bytes, name: str = "the listing") -> Tokenizer:
@@ -134,13 +137,15 @@ def read_csv(data: bytes, name: str = "the table") -> Tokenizer:
     return merges_from_tokens(level, alphabet, pairs, name)
 
 
-def keep_file_ids(tok: Tokenizer, id_of: Callable[[bytes], object]) -> Tokenizer:
-    """Number tok's tokens as the file does (id_of: a token's bytes -> its id there), when the file names each once.
+def keep_file_ids(tok: Tokenizer, id_of: Callable[[bytes], object], specials: dict[str, int] | None = None) -> Tokenizer:
+    """Number tok's tokens as the file does (id_of: a token's bytes -> its id there), when the file names each once;
+    specials: the special tokens' own ids there.
 
     A file that misses a token or gives two tokens one id keeps bpeviz's numbering.
     """
     ids = {i: id_of(token) for i, token in tok.vocab.items()}  # type: ignore[arg-type]  # a bytes-level table's tokens are bytes
+    taken = set(ids.values())
     if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in ids.values()) \
-            and len(set(ids.values())) == len(ids):
-        tok.with_file_ids(ids)  # type: ignore[arg-type]  # every value was checked to be an int just above
+            and len(taken) == len(ids) and not taken & set((specials or {}).values()):
+        tok.with_file_ids(ids, specials)  # type: ignore[arg-type]  # every value was checked to be an int just above
     return tok

@@ -28,8 +28,8 @@ def tiktoken_ranks(tok: TokenizerBase) -> dict[bytes, int]:
     """mergeable_ranks for tiktoken: every byte, then each merge's bytes, with bpeviz's ids."""
     bpe = require_bytes(tok, "tiktoken")
     require_unique_tokens(bpe, "tiktoken")
-    ranks = {bytes([b]): b for b in range(256)}
-    ranks.update({m.token: m.id for m in bpe.merges if isinstance(m.token, bytes)})  # bytes level: every one is
+    ranks = {bytes([b]): bpe.file_id(b) for b in range(256)}  # the ids it speaks (a grafted or imported file's own)
+    ranks.update({m.token: bpe.file_id(m.id) for m in bpe.merges if isinstance(m.token, bytes)})  # bytes level: all are
     return ranks
 
 
@@ -45,7 +45,7 @@ def tiktoken_encoding(tok: TokenizerBase, name: str = "bpeviz"):  # -> tiktoken.
     import tiktoken
 
     return tiktoken.Encoding(name=name, pat_str=tiktoken_pattern(tok), mergeable_ranks=tiktoken_ranks(tok),
-                             special_tokens=dict(tok.special_tokens))
+                             special_tokens=tok.file_specials())
 
 
 def write_tiktoken(tok: TokenizerBase) -> bytes:
@@ -56,7 +56,7 @@ def write_tiktoken(tok: TokenizerBase) -> bytes:
 
 def tiktoken_sidecar(tok: TokenizerBase) -> bytes:
     """The split pattern and special tokens that go beside a .tiktoken file."""
-    return json.dumps({"pat_str": tiktoken_pattern(tok), "special_tokens": tok.special_tokens}, indent=1).encode()
+    return json.dumps({"pat_str": tiktoken_pattern(tok), "special_tokens": tok.file_specials()}, indent=1).encode()
 
 
 def split_by_lower_ranks(token: bytes, rank: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes] | None:
@@ -176,6 +176,19 @@ def read_tiktoken_ranks(data: bytes, name: str) -> dict[bytes, int]:
     if not ranks:
         raise ValueError(f"{name} is empty.")
     return ranks
+
+
+def sidecar_specials(sidecar: bytes | None, name: str) -> dict[str, int]:
+    """The special tokens a .tiktoken file's sidecar names, with their ids (none without a sidecar)."""
+    if sidecar is None:
+        return {}
+    found = parse_json(sidecar, f"{name}'s sidecar")
+    specials = found.get("special_tokens", {}) if isinstance(found, dict) else {}
+    if not isinstance(specials, dict) or not all(isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool)
+                                                 and v >= 0 for k, v in specials.items()):
+        raise BpevizError("import_sidecar_specials", f"{name}'s sidecar: \"special_tokens\" maps each token's text to "
+                          "its id.", name=name)
+    return specials
 
 
 def rank_file_split(data: bytes, sidecar: bytes | None, name: str) -> tuple[str, bool]:

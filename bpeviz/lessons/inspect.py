@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from bpeviz import formats
 from bpeviz.core.errors import BpevizError
@@ -58,6 +59,7 @@ def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
     # a token no two tokens make (Qwen3.6 has 121) is no merge: tiktoken gives it only to a piece that is it whole
     tok = formats.keep_file_ids(formats.from_pairs(formats.pairs_from_ranks(ranks, n_merges, strict=False),
                                                    pretokenizer=split), ranks.get)  # ids as the encoding's own ranks
+    tok.settings = replace(tok.settings, hf_unicode=True)  # split as tiktoken reads Unicode (15.1)
     tok.whole_pieces_first = True  # type: ignore[attr-defined]  # set on this one tokenizer: encode by tiktoken's rule
     # the count the page shows, on this tokenizer
     tok.not_merges = 0 if n_merges is not None else sum(len(t) > 1 for t in ranks) - len(tok.merges)

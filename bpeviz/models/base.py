@@ -41,22 +41,33 @@ class TokenizerBase:
     file_ids: dict[int, int] | None = None
     _from_file: dict[int, int] | None = None
 
-    def with_file_ids(self, file_ids: dict[int, int]) -> None:
+    def with_file_ids(self, file_ids: dict[int, int], specials: dict[str, int] | None = None) -> None:
         """Speak the file's ids at the public face: file_ids maps every vocabulary id (bpeviz's) to the file's.
 
-        Special tokens and byte fallback follow the largest file id. A mapping that misses an id or
-        gives two ids one number is refused (ValueError).
+        specials: a special token's own id in the file (tiktoken's <|endoftext|> 100257); the others, and byte
+        fallback, follow the largest id. A mapping that misses an id or gives two ids one number is refused (ValueError).
         """
         if set(file_ids) != set(self.vocab) or len(set(file_ids.values())) != len(file_ids):
             raise ValueError("file ids must name every vocabulary id once, each with its own number")
         mapped = dict(file_ids)
+        mapped.update({self.special_tokens[name]: i for name, i in (specials or {}).items() if name in self.special_tokens})
         extra = sorted({*self.special_tokens.values(), *range(self.byte_fallback_start, self.byte_fallback_start + 256)}
-                       - set(self.vocab))
+                       - set(mapped))
         top = max(mapped.values(), default=-1)
         mapped.update({i: top + 1 + k for k, i in enumerate(extra)})
+        if len(set(mapped.values())) != len(mapped):
+            raise ValueError("a special token's id is one the vocabulary uses")
         if all(k == v for k, v in mapped.items()):
             return  # the file numbers tokens as bpeviz does
         self.file_ids, self._from_file = mapped, {v: k for k, v in mapped.items()}
+
+    def file_id(self, token_id: int) -> int:
+        """The id this tokenizer speaks for one of bpeviz's own ids (the file's, for an imported or grafted one)."""
+        return token_id if self.file_ids is None else self.file_ids[token_id]
+
+    def file_specials(self) -> dict[str, int]:
+        """The special tokens with the ids this tokenizer speaks."""
+        return {name: self.file_id(i) for name, i in self.special_tokens.items()}
 
     def _out(self, ids: list[int]) -> list[int]:
         """bpeviz ids -> the ids this tokenizer speaks."""

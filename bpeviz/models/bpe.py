@@ -66,6 +66,9 @@ def trace_steps(units: list, best: Callable[[list], tuple[int, Pair, int] | None
 class Tokenizer(TokenizerBase):
     """A trained BPE tokenizer. Build one with `bpeviz.train` or `bpeviz.load`."""
 
+    base_merges = 0  # a graft (bpeviz.extend): how many of its merges are its base's
+    base_size = 0  # and how many ids the base uses; the new tokens are numbered from here
+
     def __init__(
         self,
         *,
@@ -134,7 +137,7 @@ class Tokenizer(TokenizerBase):
                         corpus_bytes=self.corpus_bytes, corpus_tokens=self.corpus_tokens,
                         special_tokens=tuple(self.special_tokens), engine=self.engine, encoder=self.encoder)
         if self.file_ids is not None:
-            tok.with_file_ids({i: self.file_ids[i] for i in tok.vocab})
+            tok.with_file_ids({i: self.file_ids[i] for i in tok.vocab}, self.file_specials())
         if self._proof.shareable:
             tok._proof = self._proof  # one proof for the whole family of prefixes
         return tok if self.split_function is None else tok.use_split(self.split_function)

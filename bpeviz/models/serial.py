@@ -17,6 +17,9 @@ BPE_LIKE = ("bpe", "superbpe", "boundless")  # algorithms whose file holds merge
 
 def to_dict(tok) -> dict:  # tok: a TokenizerBase
     """Everything about a tokenizer as JSON-ready data (lossless)."""
+    if getattr(tok, "split_function", None) is not None:
+        raise BpevizError("save_own_split", "This tokenizer splits text with its base's own code (DeepSeek V4's three "
+                          "regex splits), which bpeviz JSON cannot hold.")
     if tok.kept_as:
         raise BpevizError("save_kept_as", f"This tokenizer is a {tok.kept_as} file: bpeviz JSON cannot hold it whole; "
                           "keep the file itself (bpeviz reads it as it is).", kind=tok.kept_as)
@@ -24,6 +27,10 @@ def to_dict(tok) -> dict:  # tok: a TokenizerBase
     if tok.algorithm in BPE_LIKE:
         head["alphabet"] = list(tok.alphabet) if tok.alphabet is not None else None
     head.update(corpus_bytes=tok.corpus_bytes, corpus_tokens=tok.corpus_tokens, special_tokens=list(tok.special_tokens))
+    if tok.file_ids is not None and tok.algorithm in BPE_LIKE:  # an imported or grafted file's own ids, kept
+        head.update(file_ids=[tok.file_ids[i] for i in range(len(tok.vocab))], special_ids=tok.file_specials())
+    if getattr(tok, "base_size", 0):
+        head.update(base_merges=tok.base_merges, base_size=tok.base_size)
     body = (_bpe if tok.algorithm in BPE_LIKE else {"wordpiece": _wordpiece, "unigram": _unigram}[tok.algorithm])(tok)
     return {**head, **body}
 

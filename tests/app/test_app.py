@@ -761,3 +761,18 @@ def test_the_quirks_page_sets_byte_fallback_beside_byte_level():
     table = [df for df in at.dataframe if "byte-fallback tokens" in df.value.columns][0].value
     counts = dict(zip(table.iloc[:, 0], table["byte-fallback tokens"]))
     assert counts["Mistral v3 (SentencePiece)"] >= 4 and counts["GPT-2"] == 0
+
+
+def test_the_graft_page_shows_what_new_merges_buy_and_keeps_english():
+    at = new_app()
+    at.switch_page("bpeviz/app/pages/graft.py").run(timeout=120)
+    assert_clean(at)
+    before, after, english = (m for m in at.metric)
+    assert float(after.value) < 0.6 * float(before.value)  # Hindi in far fewer tokens per word
+    assert english.delta in ("+0", "0", "+0.0")  # English keeps every token
+    assert any("numbered from 50,257" in c.value for c in at.caption)
+    table = at.dataframe[0].value
+    assert len(table) == 200 and all(" + " in r for r in table.iloc[:, 2])  # each new token as the base tokens it replaces
+    at.session_state["lang"] = "pt"
+    at.run(timeout=120)
+    assert any("numerados a partir de 50.257" in c.value or "numerados a partir de 50,257" in c.value for c in at.caption)

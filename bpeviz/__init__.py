@@ -21,6 +21,7 @@ from .core.records import ENDOFTEXT, LEVELS, Merge, Settings, TraceStep
 from .core.rules import TIE_BREAKS, TIE_RULES
 from .formats import save
 from .formats.bpeviz_json import load
+from .lessons.check_merges import check
 from .lessons.graft import extend
 from .models.bpe import Tokenizer
 from .pre_tokenizers.splits import PRETOKENIZERS, PatternError, Piece, split_pieces, split_text
@@ -39,6 +40,7 @@ __all__ = [
     "Settings",
     "Tokenizer",
     "TraceStep",
+    "check",
     "corpora",
     "engine",
     "engines",

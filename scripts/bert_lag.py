@@ -40,11 +40,15 @@ def classes() -> dict[str, list[tuple[int, int]]]:
     return {kind: [(a, b) for a, b in ranges] for kind, ranges in found.items()}
 
 
+HEAD = ('"""Code points HF\'s BertPreTokenizer classes otherwise t'
+        'han bpeviz\'s BERT split: written by scripts/bert_lag.py.')  # the written file's first line
+
+
 def main() -> None:
     found = classes()
     tables = "\n".join(f"    {kind!r}: (\n" + "\n".join(f"        (0x{a:05X}, 0x{b:05X})," for a, b in ranges) + "\n    ),"
                        for kind, ranges in found.items())
-    OUT.write_text(f'''"""Code points HF's BertPreTokenizer classes otherwise than bpeviz's BERT split: written by scripts/bert_lag.py.
+    OUT.write_text(HEAD + f'''
 
 HF cuts at Rust's whitespace and at punctuation as an old Unicode table knows it; `regex` reads newer tables. An
 imported BERT file (Settings.hf_unicode) reads each of these as HF does (as_bert_reads), so it splits as HF splits.

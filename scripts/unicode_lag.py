@@ -62,11 +62,15 @@ def tiktoken_reads_as_hf() -> bool:
     return True
 
 
+HEAD = ('"""Code points the `regex` module knows and HF tokenizers'
+        ' and tiktoken (Unicode 15.1) call unassigned, and letters')  # the written file's first line
+
+
 def main() -> None:
     assert tiktoken_reads_as_hf(), "tiktoken's Unicode tables no longer equal HF's: give each its own table"
     rows = "\n".join(f"    (0x{a:05X}, 0x{b:05X})," for a, b in lagging())
     moved = "\n".join(f"    0x{cp:05X}: {stand_in!r}," for cp, stand_in in reclassified().items())
-    OUT.write_text(f'''"""Code points the `regex` module knows and HF tokenizers and tiktoken (Unicode 15.1) call unassigned, and letters
+    OUT.write_text(HEAD + f'''
 they class otherwise: written by scripts/unicode_lag.py from the engines. A file made by HF or tiktoken splits reading
 them as those engines do (see as_hf_reads).
 """

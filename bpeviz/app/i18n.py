@@ -6,10 +6,8 @@ a [singular, plural] pair chosen by the `n` value. Translators edit that file on
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -18,18 +16,14 @@ from bpeviz.core import rules
 from bpeviz.data import corpora
 from bpeviz.pre_tokenizers import splits as pretokenize
 
+from . import texts
+
 LANGUAGES = {"en": "English", "pt": "Português"}
 
-Text = str | tuple[str, str]
+Text = texts.Text
 
 
-def _load_strings() -> dict[str, dict[str, Text]]:
-    data = json.loads((Path(__file__).resolve().parent / "assets" / "strings.json").read_text(encoding="utf-8"))
-    return {key: {lang: tuple(text) if isinstance(text, list) else text for lang, text in entry.items()}
-            for key, entry in data.items()}
-
-
-STRINGS: dict[str, dict[str, Text]] = _load_strings()  # key -> language -> text or (singular, plural)
+STRINGS: dict[str, dict[str, Text]] = texts.strings()  # key -> language -> text or (singular, plural)
 
 
 def corpus_label(key: object, language: str | None = None) -> str:

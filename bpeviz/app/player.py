@@ -18,16 +18,8 @@ import streamlit as st
 import bpeviz
 from bpeviz.lessons import steps
 
-from . import live, state, style
-from .i18n import STRINGS, lang, tie_name, tie_why
-
-LABEL_KEYS = ("first", "prev", "play", "pause", "next", "last", "speed", "step", "tokens_now", "bpt_now", "vocab_now",
-              "merge_table", "pair_counts", "corpus_now", "quiz", "your_guess", "reveal", "quiz_hidden", "quiz_right", "legend",
-              "no_merge_yet", "all_done", "no_pair_left", "table_cols", "rows_window", "partial_flag", "showing_chars",
-              "replay_counts", "click_row", "highlighting", "highlighting_also", "highlighting_inside", "highlighting_none",
-              "loading", "trace_cols", "start", "after_step", "no_more",
-              "seconds_per_step", "wp_cols", "ug_cols", "no_round_yet", "loglik_now", "wp_same", "wp_detail", "ug_start",
-              "ug_detail", "ug_final")
+from . import live, state, style, texts
+from .i18n import lang
 
 
 @cache
@@ -36,27 +28,9 @@ def _component():
                                       js=style.asset("player.js"), isolate_styles=False)
 
 
-def template(key: str, language: str, *, plural: bool = True) -> str:
-    """A string of the table unformatted (its placeholders are filled in the browser)."""
-    entry = STRINGS[key]
-    text = entry.get(language) or entry["en"]
-    return text[1 if plural else 0] if isinstance(text, tuple) else text
-
-
 def labels(tie_break: str) -> dict[str, str]:
-    """The player's strings in the session's language, placeholders left for the browser."""
-    language = lang()
-    found = {key: template(key, language) for key in LABEL_KEYS}
-    rule, why = tie_name(tie_break), tie_why(tie_break)
-    found.update({
-        "ties": template("p_ties", language).replace("{rule}", rule).replace("{why}", why),
-        "quiz_answer": template("p_quiz_answer", language),
-        "quiz_wrong": template("p_quiz_wrong", language),
-        "quiz_tied": template("p_quiz_tied", language).replace("{rule}", rule).replace("{why}", why),
-        "n_tied": template("p_n_tied", language),
-        "n_tied_one": template("p_n_tied", language, plural=False),
-    })
-    return found
+    """The player's strings in the session's language, placeholders left for the browser (texts.player_labels)."""
+    return texts.player_labels(lang(), tie_break)
 
 
 def _on_step(key: str, step_key: str) -> None:

@@ -140,14 +140,8 @@ def read_blocks(paths: Sequence[str | Path], *, lines: bool = False, pretokenize
                                       "Split the file into lines (--lines) or smaller files.", path=str(path), cap=cap)
                 if cut:
                     part, text = text[:cut], text[cut:]
-                    if meta:  # SentencePiece reads a ▁ as the space it writes ▁
-                        part = part.replace("\u2581", " ")
-                    if lines:
-                        docs = [(" " + line if dummy_prefix else line) for line in part.splitlines() if line]
-                    else:
-                        docs = [(" " if dummy_prefix and first else "") + part]
+                    yield Block(_documents(part, lines, dummy_prefix, first, meta), pending)
                     first = False
-                    yield Block(docs, pending)
                     pending = 0
                 if not raw:
                     break
@@ -271,6 +265,15 @@ def count_files(paths: Sequence[str | Path], pretokenizer: str, *, lines: bool =
         counts = count_blocks(blocks, pretokenizer, workers=workers, scheduler=scheduler, progress=progress,
                               total_bytes=total)
     return CountTable(counts, pretokenizer, dummy_prefix, endings.counted() if endings is not None else None)
+
+
+def _documents(part: str, lines: bool, dummy_prefix: bool, first: bool, meta: bool) -> list[str]:
+    """A block's text as documents: one per non-empty line, or the text itself; a space before each (SentencePiece)."""
+    if meta:  # SentencePiece reads a ▁ as the space it writes ▁
+        part = part.replace("\u2581", " ")
+    if lines:
+        return [(" " + line if dummy_prefix else line) for line in part.splitlines() if line]
+    return [(" " if dummy_prefix and first else "") + part]
 
 
 def _tail(path: str | Path, n_bytes: int) -> str:

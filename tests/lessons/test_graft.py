@@ -28,7 +28,7 @@ def gpt2_graft():
     return bpeviz.extend("gpt2", HINDI, 300)
 
 
-@pytest.mark.parametrize("base, n", [("gpt2", 2_000), pytest.param("gpt2", 20_000, marks=pytest.mark.slow),
+@pytest.mark.parametrize("base, n", [("gpt2", 300), pytest.param("gpt2", 20_000, marks=pytest.mark.slow),
                                      pytest.param("cl100k_base", 20_000, marks=pytest.mark.slow),
                                      pytest.param("tekken", 20_000, marks=pytest.mark.slow),
                                      pytest.param("deepseek-v4", 20_000, marks=pytest.mark.slow)])
@@ -40,8 +40,8 @@ def test_a_graft_cut_to_its_base_encodes_as_the_base_and_keeps_every_id(base, n)
     differ = [s for s in strings(n) if cut.encode_ordinary(s) != real.encode_ordinary(s)]
     assert differ == [], (len(differ), differ[:3])
     rng = random.Random(2)
-    ids = [i for i in rng.sample(range(real.n_vocab), 3000) if i in set(tok.vocab_ids().values())]
-    assert len(ids) > 2000 and all(tok.token_bytes(i) == real.decode_single_token_bytes(i) for i in ids)
+    ids = [i for i in rng.sample(range(real.n_vocab), 3000 if n > 1000 else 500) if i in set(tok.vocab_ids().values())]
+    assert len(ids) > (2000 if n > 1000 else 300) and all(tok.token_bytes(i) == real.decode_single_token_bytes(i) for i in ids)
 
 
 def test_new_tokens_are_numbered_after_every_id_the_base_uses(gpt2_graft):

@@ -12,7 +12,7 @@ from bpeviz.engine import ENGINES
 from bpeviz.pre_tokenizers import splits
 from bpeviz.pretrained.encodings import ENCODINGS
 
-from . import commands
+from . import commands, real
 
 
 class _Parser(argparse.ArgumentParser):
@@ -149,7 +149,27 @@ def _add_extend(sub) -> None:
     x.add_argument("--engine", choices=("auto", "python", "compiled"), default="auto", help="the merge loop")
     x.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     _add_output(x, "the grafted tokenizer")
-    x.set_defaults(run=commands.cmd_extend)
+    x.set_defaults(run=real.cmd_extend)
+
+
+def _add_infer_mix(sub) -> None:
+    x = sub.add_parser("infer-mix", help="what a tokenizer's merge order says of its training mix (Hayase et al.)")
+    x.add_argument("tokenizer", help="a real tokenizer (gpt2, cl100k_base, ...) or a byte-level tokenizer file")
+    x.add_argument("--languages", nargs="+", metavar="LANG", default=None,
+                   help="the language categories, from wordfreq's word lists (default: the 20 most spoken it has)")
+    x.add_argument("--no-code", action="store_true", help="leave out the code category (Python source)")
+    x.add_argument("--merges", type=_whole(1), default=2000, help="how many of its first merges to read (default 2000)")
+    x.add_argument("--json", action="store_true", help="the shares as JSON")
+    x.set_defaults(run=real.cmd_infer_mix)
+
+
+def _add_audit(sub) -> None:
+    x = sub.add_parser("audit", help="the tokens of a tokenizer that earn little: unreachable, cut, duplicate, unused")
+    x.add_argument("tokenizer", help="a real tokenizer (gpt2, cl100k_base, ...) or a byte-level tokenizer file")
+    x.add_argument("--sample", action="append", metavar="FILE", default=[], help="text to encode (repeat for several)")
+    x.add_argument("--show", type=_whole(0), default=10, help="tokens shown per kind (default 10)")
+    x.add_argument("--json", action="store_true", help="every list as JSON")
+    x.set_defaults(run=real.cmd_audit)
 
 
 def _add_corpus(sub) -> None:
@@ -174,6 +194,8 @@ def parser() -> argparse.ArgumentParser:
     _add_count_tokens(sub)
     _add_files(sub)
     _add_extend(sub)
+    _add_infer_mix(sub)
+    _add_audit(sub)
     _add_corpus(sub)
     _add_app(sub)
     return p

@@ -21,7 +21,7 @@ from bpeviz.pre_tokenizers import splits
 from bpeviz.trainers.settings import resolve_settings
 from bpeviz.trainers.training import train_counts
 
-from .files import check_output, read_text, write_atomic, write_bytes
+from .files import check_output, write_atomic, write_bytes
 from .output import Bar, aligned, merge_json, merge_lines, round_line, unigram_lines, wordpiece_lines
 
 PROGRESS_BYTES = 8_000_000  # count-tokens shows a bar for inputs this large
@@ -290,36 +290,6 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.output:
         write_atomic(args.output, tok.save)
         print(f"bpeviz: saved {args.output}", file=sys.stderr)
-    return 0
-
-
-def cmd_extend(args: argparse.Namespace) -> int:
-    """Graft: the base's merges, then --merges new ones learned on the files; written as --format."""
-    from bpeviz.lessons.graft import extend
-    from bpeviz.pretrained.encodings import ENCODINGS
-
-    fmt = formats.FORMATS[args.format]
-    if args.output:
-        for path in [args.output] + ([args.output + ".json"] if fmt.sidecar is not None else []):
-            check_output(path, force=args.force, inputs=[*args.files, args.base])
-    base = args.base if args.base in ENCODINGS else formats.import_file(args.base)
-    text = "\n".join(read_text(f) for f in args.files)
-    bar = Bar("merging", "merges", 1, _show_progress(args))
-    try:
-        tok = extend(base, text, args.merges, engine=args.engine, progress=bar)
-    finally:
-        seconds = bar.close()
-    new = len(tok.merges) - tok.base_merges
-    print(f"bpeviz: {new:,} new merges after the base's {tok.base_merges:,} in {seconds:.1f} s; new ids from "
-          f"{tok.base_size:,}" + ("" if new == args.merges else f" (the text ran out of pairs at {new:,})"), file=sys.stderr)
-    data = fmt.write(tok)
-    if not args.output:
-        sys.stdout.buffer.write(data)
-        return 0
-    write_bytes(args.output, data)
-    if fmt.sidecar is not None:
-        write_bytes(args.output + ".json", fmt.sidecar(tok))
-    print(f"bpeviz: wrote {args.output}", file=sys.stderr)
     return 0
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
-from functools import cache
+from functools import lru_cache
 
 from bpeviz import engine as engines
 from bpeviz.core.errors import BpevizError
@@ -44,9 +44,9 @@ def base_tokenizer(base: object) -> tuple[Tokenizer, dict[str, int], int]:
     return _base_of(base)
 
 
-@cache
+@lru_cache(maxsize=2)
 def _named_base(name: str) -> tuple[Tokenizer, dict[str, int], int]:
-    """A real tokenizer read once per process (cl100k_base's 100 000 merges take seconds to recover)."""
+    """A real tokenizer read once (cl100k_base's 100 000 merges take seconds to recover); two kept, about 30 MB each."""
     return _base_of(reference(name))
 
 
@@ -60,9 +60,7 @@ def _base_of(base: object) -> tuple[Tokenizer, dict[str, int], int]:
         raise BpevizError("extend_sentencepiece", "A SentencePiece model works on characters with byte fallback; "
                           "bpeviz grafts byte-level tokenizers (tiktoken's, Tekken, HF byte-level BPE).")
     if isinstance(base, TekkenEncoding):
-        tok = inspect.as_tokenizer(base._encoding)
-        tok.with_file_ids({i: tok.file_id(i) + base.offset for i in tok.vocab})
-        return tok, {name: i for i, name in enumerate(base.specials)}, base.n_vocab
+        return inspect.as_tokenizer(base), {name: i for i, name in enumerate(base.specials)}, base.n_vocab
     if isinstance(base, HFByteLevelBPE):
         return inspect.as_tokenizer(base), dict(base.special_tokens), base.n_vocab
     if tiktoken_parts(base) is None:

@@ -20,13 +20,12 @@ from bpeviz import formats
 from bpeviz.core.errors import BpevizError
 from bpeviz.models.bpe import Tokenizer
 from bpeviz.pre_tokenizers import splits
+from bpeviz.pretrained.mistral import TekkenEncoding
 from bpeviz.pretrained.open_models import HFByteLevelBPE, tiktoken_parts
-from bpeviz.trainers.bpe import replay_on
 
-MIX_TOP = 24  # pairs recorded behind each merge, per category: their counts
-RIVALS = 6  # a pair is a rival of a merge if it is among the first RIVALS of some category (fewer rows for the LP)
+from . import mixture
+
 MAX_MIX_MERGES = 20_000  # merges an inference reads at most
-SCALE = 1e6  # counts per million bytes: keeps the LP's numbers near 1
 
 
 class Mixture(dict):
@@ -47,6 +46,10 @@ def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
     """
     if isinstance(tokenizer, Tokenizer):
         return tokenizer if n_merges is None else tokenizer.truncated(n_merges)
+    if isinstance(tokenizer, TekkenEncoding):  # Mistral NeMo: tiktoken's ranks, ids moved up past its special tokens
+        tok = as_tokenizer(tokenizer._encoding, n_merges)
+        tok.with_file_ids({i: tok.file_id(i) + tokenizer.offset for i in tok.vocab})
+        return tok
     if isinstance(tokenizer, HFByteLevelBPE):  # DeepSeek V4: its file's merges, cut by its own three regex splits
         tok = formats.from_pairs(tokenizer.merge_pairs(n_merges), pretokenizer="none").use_split(tokenizer.pieces)
         return formats.keep_file_ids(tok, tokenizer.id_of)
@@ -74,88 +77,34 @@ def not_merges(tokenizer: object) -> int:
     return getattr(as_tokenizer(tokenizer), "not_merges", 0)
 
 
-def _category_counts(tok: Tokenizer, text: str, top: int) -> tuple[list, int]:
-    """The merges replayed on one sample: each step's merge (its count and the top pairs before it), and the bytes."""
-    replayed = replay_on(tok, text, record_top=top)  # the compiled engine when it is loaded: many top pairs per step
-    return replayed.merges, replayed.corpus_bytes
+def sample_words(tok: Tokenizer, sample: object, name: str) -> Counter[str]:
+    """A category's sample as pre-token counts: text cut by the tokenizer's own split, or a count table as it is."""
+    if isinstance(sample, str):
+        if not sample:
+            raise BpevizError("inspect_samples", f"The sample of {name!r} is empty.", name=name)
+        return Counter(tok.split_text(sample))
+    counts = getattr(sample, "counts", sample)  # a CountTable, or a mapping of pre-token -> count
+    if not isinstance(counts, Mapping) or not counts or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v > 0 for k, v in counts.items()):
+        raise BpevizError("inspect_samples", f"The sample of {name!r} is text or a count table (pre-token -> count).",
+                          name=name)
+    return Counter(counts)
 
 
-def _constraints(replays: list[tuple[list, int]], pairs: list[tuple[int, int]]) -> tuple[list[list[float]], list[int]]:
-    """For every informative step, one row per rival: each category's (merge count - rival count) per million bytes.
-
-    Also, per row, its step (numbered from 0 among the steps some sample shows).
-    """
-    rows: list[list[float]] = []
-    steps: list[int] = []
-    for t, pair in enumerate(pairs):
-        merged = [raws[t].count * SCALE / size for raws, size in replays]
-        if not any(merged):
-            continue  # no sample shows this merge: it says nothing about the mix
-        rival_counts: dict[tuple[int, int], list[float]] = {}
-        for raws, _ in replays:
-            for left, right, _count in raws[t].top[:RIVALS]:
-                if (left, right) != pair:
-                    rival_counts[(left, right)] = [0.0] * len(replays)
-        for k, (raws, size) in enumerate(replays):
-            for left, right, count in raws[t].top:
-                if (left, right) in rival_counts:
-                    rival_counts[(left, right)][k] = count * SCALE / size
-        step = steps[-1] + 1 if steps else 0
-        # a rival outside a category's top pairs counts 0 there (samples are small)
-        for counts in rival_counts.values():
-            rows.append([m - c for m, c in zip(merged, counts)])
-            steps.append(step)
-    return rows, steps
-
-
-def _solve(rows: list, steps: list[int], n: int, n_steps: int):  # -> scipy's OptimizeResult
-    """The LP: the n weights and a slack per step; minimise the slack. Each row: weights . difference + slack >= 0.
-
-    (A slack per rival pair as well, as Hayase et al. add, did worse on the held-out samples tried here.)
-    """
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
-
-    data, ri, ci = [], [], []
-    for r, (row, step) in enumerate(zip(rows, steps)):
-        for k, value in enumerate(row):
-            if value:
-                data.append(-value)
-                ri.append(r)
-                ci.append(k)
-        data.append(-1.0)
-        ri.append(r)
-        ci.append(n + step)
-    a_ub = coo_matrix((data, (ri, ci)), shape=(len(rows), n + n_steps)).tocsr()
-    return linprog([0.0] * n + [1.0] * n_steps, A_ub=a_ub, b_ub=[0.0] * len(rows), A_eq=[[1.0] * n + [0.0] * n_steps],
-                   b_eq=[1.0], bounds=(0, None), method="highs")
-
-
-def infer_mixture(tokenizer: object, samples: Mapping[str, str], n_merges: int = 2_000, *, top: int = MIX_TOP) -> Mixture:
+def infer_mixture(tokenizer: object, samples: Mapping[str, object], n_merges: int = 2_000) -> Mixture:
     """The training mix that best explains the merge order, as shares of training bytes per category of `samples`.
 
-    samples: category -> sample text (a few kilobytes each at least). Example, a tokenizer trained here on
-    English and Portuguese: infer_mixture(tok, {"en": english, "pt": portuguese}) -> {"en": 0.49, "pt": 0.51}
+    samples: category -> sample text or count table (pre-token -> count; lessons/samples.py builds them from word
+    lists). The method is Hayase et al.'s (lessons/mixture.py). Example, a tokenizer trained on English and Portuguese:
+    infer_mixture(tok, {"en": english, "pt": portuguese}) -> {"en": 0.49, "pt": 0.51}
     """
-    if len(samples) < 2 or not all(isinstance(v, str) and v for v in samples.values()):
+    if len(samples) < 2:
         raise BpevizError("inspect_samples", "Give at least two categories, each with some sample text.")
     n_merges = max(1, min(int(n_merges), MAX_MIX_MERGES))
     tok = as_tokenizer(tokenizer, n_merges)
-    pairs = [(m.left_id, m.right_id) for m in tok.merges]
-    names = list(samples)
-    replays = [_category_counts(tok, samples[name], top) for name in names]
-    rows, steps = _constraints(replays, pairs)
-    n = len(names)
-    if not rows:
-        return Mixture(dict.fromkeys(names, 1 / n), "No merge occurs in any sample: nothing to infer.", 0, 0.0)
-    n_steps = steps[-1] + 1
-    result = _solve(rows, steps, n, n_steps)
-    if result.status != 0 or result.x is None:
-        return Mixture(dict.fromkeys(names, 1 / n), f"The solver gave up: {result.message}", n_steps, float("nan"))
-    weights = [max(0.0, w) for w in result.x[:n]]
-    total = sum(weights) or 1.0
-    return Mixture({name: float(w / total) for name, w in zip(names, weights)}, str(result.message), n_steps,
-                   float(result.fun))
+    words = {name: sample_words(tok, sample, name) for name, sample in samples.items()}
+    weights, message, steps, slack = mixture.infer(tok, words)
+    return Mixture(weights, message, steps, slack)
 
 
 def unreachable(tokenizer: object) -> list[int]:

@@ -276,3 +276,19 @@ def test_train_unigram_on_a_file_is_the_library_s_unigram(tmp_path, lines):
     pieces = [json.loads(line)["piece"] for line in out.stdout.splitlines() if line.startswith("{")]
     library = bpeviz.train(text.splitlines() if lines else text, vocab_size=600, algorithm="unigram")
     assert pieces == [p for p, _ in library.scored]
+
+
+def test_infer_mix_and_audit_from_the_command_line(tmp_path):
+    import json
+
+    tok = bpeviz.train(corpora.corpus_text("english")[:20_000] + corpora.corpus_text("portuguese")[:60_000],
+                       vocab_size=256 + 300, level="bytes", pretokenizer="gpt4")
+    path = tmp_path / "tok.json"
+    tok.save(path)
+    out = run("infer-mix", str(path), "--languages", "en", "pt", "--merges", "300", "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)["mix"]
+    assert set(found) == {"en", "pt", "code"} and abs(sum(found.values()) - 1) < 1e-6 and found["pt"] > found["en"]
+    audit = run("audit", str(path), "--json")
+    assert audit.returncode == 0, audit.stderr
+    assert {"unreachable", "cut", "duplicates", "never_emitted", "residue"} <= set(json.loads(audit.stdout))

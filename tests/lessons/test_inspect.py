@@ -128,3 +128,75 @@ def test_qwen_is_read_though_some_of_its_tokens_are_no_merge():
         if len(token) > 1 and token in merged and qwen.encode_ordinary(text) != [rank]:
             theirs.append(rank)
     assert inspect.unreachable(qwen) == sorted(theirs)
+
+
+def word_list_mix(weights: dict, n_merges: int, parity: int = 0):
+    """A tokenizer trained on a known mix of word lists (shares of bytes), GPT-4's split at byte level."""
+    from collections import Counter
+
+    from bpeviz.counting.tables import CountTable
+    from bpeviz.lessons import samples
+    from bpeviz.pre_tokenizers import splits
+
+    split = splits.preset_split("gpt4")
+    total: Counter = Counter()
+    for lang, share in weights.items():
+        counts = samples.word_list(lang, split, parity=parity)
+        size = sum(len(w.encode()) * n for w, n in counts.items())
+        for w, n in counts.items():
+            total[w] += max(1, round(n * share * 1e7 / size))
+    return bpeviz.train_counts(CountTable(total, "gpt4"), vocab_size=256 + n_merges, level="bytes")
+
+
+@pytest.mark.parametrize("weights, n_merges", [
+    ({"en": 0.5, "pt": 0.3, "ru": 0.2}, 600),
+    pytest.param({"en": 0.4, "pt": 0.3, "de": 0.2, "ru": 0.1}, 2000, marks=pytest.mark.slow),
+])
+def test_a_known_mix_is_recovered_from_samples_that_share_no_word_with_the_training_text(weights, n_merges):
+    """Issue 46: trained on every other word of each language's word list (by rank), inferred from the other half: the
+    samples share no word with the training text. Within 5 points per language (was off by up to 54 points)."""
+    from bpeviz.lessons import samples
+    from bpeviz.pre_tokenizers import splits
+
+    tok = word_list_mix(weights, n_merges)
+    split = splits.preset_split("gpt4")
+    found = inspect.infer_mixture(tok, {lang: samples.word_list(lang, split, parity=1) for lang in weights}, n_merges)
+    assert "Optimal" in found.status and found.merges_used > n_merges // 2
+    for lang, share in weights.items():
+        assert found[lang] == pytest.approx(share, abs=0.05), (lang, dict(found))
+
+
+def test_an_audit_names_the_tokens_that_earn_little():
+    """Issue 46: unreachable (as the library's own encoder finds them), cut characters, NFC duplicates, unused, residue."""
+    from bpeviz.lessons.audit import audit
+
+    enc = bpeviz.reference("gpt2")
+    found = audit(enc, {"english": corpora.corpus_text("english")[:200_000]})
+    assert found.unreachable == inspect.unreachable(enc)
+    assert found.cut and all(not _decodes(enc.decode_single_token_bytes(i)) for i in found.cut[:200])
+    assert found.never_emitted and found.residue and set(found.residue) <= set(range(enc.n_vocab))
+    used = inspect.token_usage(enc, corpora.corpus_text("english")[:200_000])
+    assert all(used[i] == 0 for i in found.never_emitted[:500])
+
+
+@pytest.mark.slow  # Qwen3.6's 248 000 tokens
+def test_an_audit_finds_tokens_equal_after_qwen_s_nfc():
+    from bpeviz.lessons.audit import audit
+
+    qwen = audit(bpeviz.reference("qwen3.6"))  # Qwen puts text in NFC: a decomposed token duplicates a composed one
+    assert all(_nfc(bpeviz.reference("qwen3.6").decode_single_token_bytes(a)) ==
+               _nfc(bpeviz.reference("qwen3.6").decode_single_token_bytes(b)) for a, b in qwen.duplicates)
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _nfc(data: bytes) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFC", data.decode("utf-8"))

@@ -63,13 +63,20 @@ def test_the_player_steps_in_jupyterlab_with_clicks_and_keys(lab, browser):
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     page.goto(lab + "/lab/tree/player.ipynb")
-    page.wait_for_selector(".jp-Notebook", timeout=90_000)
-    page.wait_for_function("() => document.querySelector('.jp-Notebook-ExecutionIndicator, .jp-Toolbar')", timeout=60_000)
-    page.locator(".jp-Cell").first.click()
-    page.keyboard.press("Escape")
-    page.keyboard.press("Shift+Enter")  # run the cell that builds the player
-    counter = page.locator(".bpe-player [data-testid='bpe-counter']")
-    counter.wait_for(timeout=120_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+    # the kernel is up and idle before a cell runs (the status bar says so)
+    page.wait_for_function("() => /Idle/.test(document.querySelector('#jp-main-statusbar')?.innerText || '')",
+                           timeout=120_000)
+    try:
+        page.locator(".jp-Cell .jp-InputArea-editor").first.click()
+        page.keyboard.press("Shift+Enter")  # run the cell that builds the player
+        counter = page.locator(".bpe-player [data-testid='bpe-counter']")
+        counter.wait_for(timeout=120_000)
+    except Exception:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "failed-jupyterlab.png"), full_page=True)
+        (ARTIFACTS / "failed-jupyterlab.txt").write_text(page.inner_text("body"))
+        raise
     assert counter.inner_text().replace(" ", "").startswith("0/41")
     page.get_by_role("button", name="Last").first.click()
     page.wait_for_function("() => document.querySelector(\".bpe-player [data-testid='bpe-counter']\").innerText"

@@ -23,7 +23,7 @@ SIZES = (50, 100, 200, 500, 1000)
 SHOWN = 200  # new merges listed
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=3, show_spinner=False)  # a graft of GPT-2 holds about 30 MB
 def grafted(base: str, language: str, n_new: int) -> bpeviz.Tokenizer:
     """One graft per (base, language, size), shared read-only by every visitor."""
     return bpeviz.extend(base, mix.training_documents(language), n_new)

@@ -1,0 +1,195 @@
+"""What a BPE tokenizer's merge list says about its training mix (Hayase et al., arXiv 2407.16607).
+
+A merge list is a record of which pair was most frequent at every step. Given a sample of each category (a language,
+code), the training mix α (shares of the training bytes) must make each step's merge at least as frequent, mixed, as
+every other pair then:
+
+    Σ_i α_i c_i,t(m_t) ≥ Σ_i α_i c_i,t(p)   for every step t and every pair p ≠ m_t,
+
+where c_i,t(p) is pair p's count per million bytes of sample i after replaying merges 1..t-1 on it. Samples are not
+the training text, so the constraints are relaxed by a slack per step (v_t) and per pair (v_p), and the mix is the
+one that needs the least slack (a linear program, solved by HiGHS):
+
+1. Replay the merges on every sample, keeping every pair's exact count (a merge's changes applied as deltas).
+2. At each step, the rivals are each sample's 16 best pairs, counted exactly in every sample (not 0 where a sample
+   has them lower down).
+3. Start from the rivals that beat each step's merge under equal weights; solve; add the rivals the solution lets
+   beat a merge (lazily: only the violated ones); repeat until none is (or 12 rounds).
+Measured in bench/mixture.py: tokenizers trained on known mixes of word lists, inferred from other words.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+
+from bpeviz.core.errors import BpevizError
+from bpeviz.core.records import to_bytes
+from bpeviz.models.bpe import Tokenizer
+
+SCALE = 1_000_000  # counts per million sample bytes
+PER_STEP = 4  # violated pairs added per step and round
+ROUNDS = 12
+EPSILON = 1e-9
+PAIR_SLACK = 0.5  # the weight of a pair's own slack (the paper's v_p has 1): bench/mixture.py's random mixes err less
+Pair = tuple[int, int]
+
+
+class SamplePairs:
+    """One category's sample as words of ids, with every adjacent pair's count and where it occurs (step 1)."""
+
+    def __init__(self, words: Mapping[str, int], tok: Tokenizer) -> None:
+        self.words = [tok.base_ids(w) for w in words]
+        self.weights = list(words.values())
+        self.scale = SCALE / max(1, sum(len(to_bytes(w)) * n for w, n in words.items()))
+        self.counts: Counter[Pair] = Counter()
+        self.where: defaultdict[Pair, set[int]] = defaultdict(set)
+        for k, (ids, n) in enumerate(zip(self.words, self.weights)):
+            for pair in zip(ids, ids[1:]):
+                self.counts[pair] += n
+                self.where[pair].add(k)
+        self.heap = [(-c, p) for p, c in self.counts.items()]
+        heapq.heapify(self.heap)
+
+    def top(self, k: int) -> list[Pair]:
+        """The k most frequent pairs now (a lazy heap: stale entries are dropped as they surface)."""
+        found: list[tuple[int, Pair]] = []
+        while self.heap and len(found) < k:
+            entry = heapq.heappop(self.heap)
+            if self.counts.get(entry[1], 0) == -entry[0]:
+                found.append(entry)
+        for entry in found:
+            heapq.heappush(self.heap, entry)
+        return [p for _, p in found]
+
+    def merge(self, pair: Pair, new: int) -> Counter[Pair]:
+        """Replace pair by new in every word that holds it; each pair count's change (applied here too)."""
+        changed: Counter[Pair] = Counter()
+        for k in self.where.pop(pair, ()):
+            ids, n = self.words[k], self.weights[k]
+            for p in zip(ids, ids[1:]):
+                changed[p] -= n
+            out, j = [], 0
+            while j < len(ids):
+                if j + 1 < len(ids) and (ids[j], ids[j + 1]) == pair:
+                    out.append(new)
+                    j += 2
+                else:
+                    out.append(ids[j])
+                    j += 1
+            self.words[k] = out
+            for p in zip(out, out[1:]):
+                changed[p] += n
+                self.where[p].add(k)
+        for p, d in changed.items():
+            left = self.counts.get(p, 0) + d
+            if left > 0:
+                self.counts[p] = left
+                if d:
+                    heapq.heappush(self.heap, (-left, p))
+            else:
+                self.counts.pop(p, None)
+        return changed
+
+
+def solve(rows: list[tuple[int, Pair, list[float]]], n: int):  # -> (alpha, v_step, v_pair, result)
+    """The LP (step 3): minimise Σ v_t + Σ v_p subject to α·d + v_t + v_p ≥ 0 per row, α ≥ 0, Σ α = 1."""
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    steps = {t: k for k, t in enumerate(sorted({t for t, _, _ in rows}))}
+    pairs = {p: k for k, p in enumerate(sorted({p for _, p, _ in rows}))}
+    data, ri, ci = [], [], []
+    for r, (t, p, diff) in enumerate(rows):
+        for k, value in enumerate(diff):
+            if value:
+                data.append(-value)
+                ri.append(r)
+                ci.append(k)
+        data += [-1.0, -PAIR_SLACK]
+        ri += [r, r]
+        ci += [n + steps[t], n + len(steps) + pairs[p]]
+    width = n + len(steps) + len(pairs)
+    a_ub = coo_matrix((data, (ri, ci)), shape=(len(rows), width)).tocsr()
+    result = linprog([0.0] * n + [1.0] * (width - n), A_ub=a_ub, b_ub=[0.0] * len(rows),
+                     A_eq=[[1.0] * n + [0.0] * (width - n)], b_eq=[1.0], bounds=(0, None), method="highs")
+    if result.status != 0 or result.x is None:
+        return None, {}, {}, result
+    x = result.x
+    return ([max(0.0, a) for a in x[:n]], {t: x[n + k] for t, k in steps.items()},
+            {p: x[n + len(steps) + k] for p, k in pairs.items()}, result)
+
+
+TOP_PER_SAMPLE = 16  # each sample's best pairs kept per step; the exact replay then checks every other pair
+
+
+def record(samples: list[SamplePairs], merges: list[tuple[Pair, int]], k: int = TOP_PER_SAMPLE) -> list[tuple]:
+    """Steps 1-2 in one replay: at every step, the merge's counts and each sample's k best pairs', in every sample."""
+    import numpy as np
+
+    out = []
+    for merge, new in merges:
+        rivals = sorted({p for sample in samples for p in sample.top(k)} - {merge})
+        own = np.array([sample.counts.get(merge, 0) * sample.scale for sample in samples])
+        others = np.array([[sample.counts.get(p, 0) * sample.scale for sample in samples] for p in rivals])
+        out.append((rivals, own, others.reshape(len(rivals), len(samples))))
+        for sample in samples:
+            sample.merge(merge, new)
+    return out
+
+
+def _violations(steps: list[tuple], alpha: Sequence[float], v_step: Mapping[int, float], v_pair: Mapping[Pair, float],
+                known: set[tuple[int, Pair]]) -> list[tuple[int, Pair, list[float]]]:
+    """The recorded rivals that beat their step's merge under alpha beyond the slack (step 3's lazy constraints)."""
+    import numpy as np
+
+    weights = np.asarray(alpha, dtype=float)
+    found = []
+    for t, (rivals, own, others) in enumerate(steps):
+        if not rivals:
+            continue
+        bar = float(own @ weights) + v_step.get(t, 0.0) + EPSILON
+        values = others @ weights - np.array([v_pair.get(p, 0.0) for p in rivals])
+        taken = 0
+        for j in np.argsort(-values):
+            if values[j] <= bar or taken >= PER_STEP:
+                break
+            if (t, rivals[j]) not in known:
+                found.append((t, rivals[j], list(own - others[j])))
+                taken += 1
+    return found
+
+
+def infer(tok: Tokenizer, words: Mapping[str, Mapping[str, int]], rounds: int = ROUNDS):
+    """The mix (name -> share), the solver's message, the merges some sample shows, and the slack per million bytes."""
+    names = list(words)
+    if len(names) < 2:
+        raise BpevizError("inspect_samples", "Give at least two categories, each with a sample.")
+    merges = [((m.left_id, m.right_id), m.id) for m in tok.merges]
+    n = len(names)
+    steps = record([SamplePairs(words[name], tok) for name in names], merges)
+    shown = sum(1 for _, own, _ in steps if own.any())  # merges some sample shows: the ones that say something
+    if not shown:
+        return dict(zip(names, [1.0 / n] * n)), "No merge occurs in any sample: nothing to infer.", 0, 0.0
+    alpha: list[float] = [1.0 / n] * n
+    rows: list[tuple[int, Pair, list[float]]] = []
+    known: set[tuple[int, Pair]] = set()
+    v_step: dict[int, float] = {}
+    v_pair: dict[Pair, float] = {}
+    message = "No merge is beaten by another pair in the samples: nothing constrains the mix."
+    result = None
+    for _ in range(max(1, rounds)):
+        new = _violations(steps, alpha, v_step, v_pair, known)
+        if not new:
+            break
+        rows += new
+        known |= {(t, p) for t, p, _ in new}
+        found, v_step, v_pair, result = solve(rows, n)
+        if found is None:
+            return dict(zip(names, [1.0 / n] * n)), f"The solver gave up: {result.message}", shown, float("nan")
+        alpha = found
+        message = str(result.message)
+    total = sum(alpha) or 1.0
+    slack = float(result.fun) if result is not None else 0.0
+    return {name: float(a / total) for name, a in zip(names, alpha)}, message, shown, slack

@@ -101,14 +101,19 @@ def test_a_bert_style_file_imports_and_encodes_as_hf_does(tmp_path):
     assert compared >= 300
 
 
-def test_a_t5_style_file_imports_and_encodes_as_hf_does(tmp_path):
+def t5_file(tmp_path):
+    """A T5-style tokenizer.json (unk_id 2, no byte fallback, Metaspace) made by HF from a Unigram run, and its import."""
     tok = bpeviz.train(LINES, vocab_size=600, algorithm="unigram")
     pieces = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)] + [(p.replace(" ", "\u2581"), s) for p, s in tok.scored]
     t5 = tokenizers.Tokenizer(tokenizers.models.Unigram(pieces, unk_id=2))
     t5.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
     path = tmp_path / "t5.json"
     t5.save(str(path))
-    ours = bpeviz.formats.import_file(path)
+    return pieces, t5, bpeviz.formats.import_file(path)
+
+
+def test_a_t5_style_file_imports_and_encodes_as_hf_does(tmp_path):
+    pieces, t5, ours = t5_file(tmp_path)
     assert ours.algorithm == "unigram" and ours.settings.dummy_prefix
     compared = 0
     for s in strings(1000) + [" " + s for s in strings(300, seed=8)] + [" ", "  a", "a  b  "]:
@@ -166,13 +171,7 @@ def test_an_imported_bert_file_gives_unk_where_hf_does(tmp_path):
 def test_an_imported_t5_file_gives_its_unk_id_where_hf_does(tmp_path):
     """Issue 42.5: a Unigram file with unk_id and no byte fallback gives unk_id (a run of unknowns once), never an id
     outside the file's vocabulary."""
-    tok = bpeviz.train(LINES, vocab_size=600, algorithm="unigram")
-    pieces = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)] + [(p.replace(" ", "\u2581"), s) for p, s in tok.scored]
-    t5 = tokenizers.Tokenizer(tokenizers.models.Unigram(pieces, unk_id=2))
-    t5.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
-    path = tmp_path / "t5.json"
-    t5.save(str(path))
-    ours = bpeviz.formats.import_file(path)
+    pieces, t5, ours = t5_file(tmp_path)
     texts = strings(1000) + oracle_strings.varied(1000) + ["o gato 😀😀 subiu", "ÿÿÿ", "中文 x"]
     unknown = 0
     for s in texts:

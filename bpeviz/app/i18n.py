@@ -119,9 +119,9 @@ def t(key: str, lang: str | None = None, *, default: str | None = None, **values
         return default
     entry = STRINGS[key]
     text = entry.get(lang) or entry["en"]
-    if isinstance(text, tuple):  # (singular, plural), chosen by the number the plural shows first
-        counted = _FIRST_FIELD.search(text[1])
-        text = text[0] if counted is not None and values.get(counted.group(1)) == 1 else text[1]
+    if isinstance(text, tuple):  # (singular, plural[, the field that counts]); by default the plural's first number
+        counted = text[2] if len(text) > 2 else (found.group(1) if (found := _FIRST_FIELD.search(text[1])) else None)
+        text = text[0] if counted is not None and values.get(counted) == 1 else text[1]
     if not values:
         return text
     if lang == "pt":  # 4.096 fusões, 3,05 bytes: Portuguese swaps the English separators

@@ -12,7 +12,8 @@ from importlib.resources import files
 
 from bpeviz.core import rules
 
-Text = str | tuple[str, str]
+LOCALES = {"en": "en-US", "pt": "pt-BR"}
+Text = str | tuple[str, ...]  # a string, or (singular, plural) or (singular, plural, the field that counts)
 
 PLAYER_KEYS = ("first", "prev", "play", "pause", "next", "last", "speed", "step", "tokens_now", "bpt_now", "vocab_now",
                "merge_table", "pair_counts", "corpus_now", "quiz", "your_guess", "reveal", "quiz_hidden", "quiz_right",
@@ -56,5 +57,6 @@ def player_labels(language: str, tie_break: str) -> dict[str, str]:
         "quiz_tied": template("p_quiz_tied", language).replace("{rule}", rule).replace("{why}", why),
         "n_tied": template("p_n_tied", language),
         "n_tied_one": template("p_n_tied", language, plural=False),
+        "locale": LOCALES.get(language, "en-US"),  # how the browser writes numbers: 4.096 and 3,05 in Portuguese
     })
     return found

@@ -28,7 +28,7 @@ def merge_lines(merges: Sequence[Merge | WordPieceMerge], literal: bool = False)
     rank_width = len(str(merges[-1].rank)) if merges else 1
     lines = []
     for m, pair, token in zip(merges, pairs, tokens):
-        count = f"occurred {m.count:,} times" if m.count else "count unknown"
+        count = ("occurred once" if m.count == 1 else f"occurred {m.count:,} times") if m.count else "count unknown"
         rank = f"{m.rank:>{max(rank_width, 3)}}"
         lines.append(f"merge {rank}: {render.pad(pair, pair_width)} -> {render.pad(token, token_width)} ({count})")
     return lines

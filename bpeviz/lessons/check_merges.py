@@ -125,7 +125,13 @@ def check(merges: object, corpus: Corpus, convention: str = "bpeviz", **settings
     why = f" They follow {likely} instead: changed, that one rule makes them right at least {LOOK_AHEAD} merges further." \
         if likely else " No single rule changed (ties, counting, split, level) explains it: check the merge itself."
     return CheckResult(convention, chosen, tuple(verdicts), len(rows), wrong,
-                       f"The first {wrong - 1:,} merges agree with {convention}'s; merge {wrong}: {said}.{why}", likely)
+                       f"{_agree(wrong - 1, convention)} merge {wrong}: {said}.{why}", likely)
+
+
+def _agree(n: int, convention: str) -> str:
+    if n == 0:
+        return f"The very first merge parts from {convention}'s:"
+    return f"The first merge agrees with {convention}'s;" if n == 1 else f"The first {n:,} merges agree with {convention}'s;"
 
 
 def _likely(rows: list[checker.Row], corpus: Corpus, settings: Settings, wrong: int) -> str:

@@ -95,7 +95,8 @@ def explain(d: Divergence, a: Tokenizer, b: Tokenizer) -> str:
                f"takes {pb}",
         "other": f"{pa} ({d.counts_a[0]}) against {pb} ({d.counts_a[1]})",
     }[d.kind]
-    before = f"The first {d.agree_before:,} merges agree; " if d.agree_before else "They part at the first merge; "
+    before = ("The first merge agrees; " if d.agree_before == 1 else f"The first {d.agree_before:,} merges agree; ") \
+        if d.agree_before else "They part at the first merge; "
     return (f"Merge {d.step}: run A takes {pa}, run B takes {pb} — {why}. {before}"
             f"after this one, {d.same_rank_after:,} of {d.later:,} still match at the same rank and "
             f"{d.shared_after:,} are made by both.")

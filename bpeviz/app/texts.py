@@ -21,7 +21,7 @@ PLAYER_KEYS = ("first", "prev", "play", "pause", "next", "last", "speed", "step"
                "showing_chars", "replay_counts", "click_row", "highlighting", "highlighting_also", "highlighting_inside",
                "highlighting_none", "loading", "trace_cols", "start", "after_step", "no_more", "seconds_per_step",
                "wp_cols", "ug_cols", "no_round_yet", "loglik_now", "wp_same", "wp_detail", "ug_start", "ug_detail",
-               "ug_final")
+               "ug_final", "vote_held", "vote_held_trace")
 
 
 @cache

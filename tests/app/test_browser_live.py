@@ -68,12 +68,23 @@ def test_a_teacher_and_three_students(browser, app_url):
             options.nth(k % options.count()).click()
             wait_text(student, "counted" if k < 2 else "contado", timeout=30_000)
         wait_text(teacher, "3 votes so far", timeout=30_000)
+        for page in (teacher, *students):  # the answer is hidden everywhere: no pair counts, no step past the question
+            page.locator('[data-testid="bpe-held"]').first.wait_for(state="visible", timeout=30_000)
+            assert page.locator('[data-testid="bpe-chart"]').count() == 0
+            assert page.get_by_role("button", name=re.compile("Next ▶|Próximo ▶")).first.is_disabled()
+        teacher.keyboard.press("n")  # nor by the keyboard
+        assert counter(teacher).startswith("3 ")
+        teacher.locator('[data-testid="bpe-held"]').first.scroll_into_view_if_needed()
+        shot(teacher, "live-teacher-vote-held")
+        shot(students[2], "live-student-vote-held-pt")
         shot(teacher, "live-teacher-votes")
         teacher.get_by_role("button", name="Reveal the answer").click()
         wait_text(teacher, "3 votes,", timeout=30_000)
         for student in students:
             student.wait_for_function("() => /You got it|The answer|Acertou|A resposta/.test(document.body.innerText)",
                                       timeout=30_000)
+        for page in (teacher, *students):  # the pair counts come back with the answer
+            page.locator('[data-testid="bpe-chart"]').first.wait_for(state="visible", timeout=30_000)
         shot(students[0], "live-student-revealed")
         shot(students[2], "live-student-revealed-pt")
         for page in (teacher, *students):

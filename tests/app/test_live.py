@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app_helpers import new_app, plain
+from app_helpers import new_app, plain, player_data
 
 from bpeviz.app import live
 
@@ -125,3 +125,41 @@ def test_vote_options_from_a_hostile_corpus_are_shown_inert():
     pupil.run(timeout=120)
     shown = [m.value for m in [*teacher.success, *pupil.success, *pupil.info]]
     assert shown and all("](http" not in value for value in shown)
+
+
+def test_an_open_vote_holds_every_player_at_the_question_until_the_reveal():
+    """The answer is not on screen while the class votes: no step past the question, for the teacher or a student."""
+    teacher, code = start_class()
+    pupil = student(code)
+    teacher.session_state["step"] = 3
+    teacher.run(timeout=120)
+    assert player_data(teacher)["hold"] is None
+    teacher.button(key="live_vote_merge").click().run(timeout=120)
+    assert player_data(teacher)["hold"] == 3
+    teacher.session_state["step"] = 9  # a link, a lesson file or a key press past the question
+    teacher.run(timeout=120)
+    assert player_data(teacher)["step"] == 3 and teacher.session_state["step"] == 3
+    pupil.session_state["step"] = 7
+    pupil.run(timeout=120)
+    assert player_data(pupil)["hold"] == 3 and player_data(pupil)["step"] == 3
+    teacher.button(key="live_reveal_merge").click().run(timeout=120)
+    pupil.run(timeout=120)
+    assert player_data(teacher)["hold"] is None and player_data(pupil)["hold"] is None
+
+
+def test_an_open_vote_on_tokens_hides_the_final_tokens_until_the_reveal():
+    teacher, code = start_class()
+    pupil = student(code)
+    teacher.switch_page("bpeviz/app/pages/encode.py").run(timeout=120)
+    teacher.session_state["trace_step"] = 5
+    teacher.run(timeout=120)
+    before = len(teacher.subheader)
+    teacher.button(key="live_vote_tokens").click().run(timeout=120)
+    pupil.run(timeout=120)
+    for at in (teacher, pupil):
+        assert player_data(at, "player_trace")["hold"] == 0 and player_data(at, "player_trace")["step"] == 0
+        assert any("final tokens and the comparison" in i.value for i in at.info)
+    assert len(teacher.subheader) < before  # the final tokens and the real tokenizers are not drawn
+    teacher.run(timeout=120)
+    teacher.button(key="live_reveal_tokens").click().run(timeout=120)
+    assert len(teacher.subheader) == before and player_data(teacher, "player_trace")["hold"] is None

@@ -123,10 +123,11 @@ class Player {
     this.labels = data.labels;
     this.n = this.steps();
     this.jump = data.jump;
+    this.hold = data.hold ?? null; // an open vote in a live class: no step past this one until the reveal
     this.shownKey = `${kind}:${data.digest}`;
     const shown = SHOWN.get(this.shownKey);
     // the step last shown here stands unless the server moved the step since (a link, a lesson file)
-    this.step = Math.min(Math.max(shown && shown.jump === data.jump ? shown.step : data.step, 0), this.n);
+    this.step = Math.min(Math.max(shown && shown.jump === data.jump ? shown.step : data.step, 0), this.last());
     this.sentStep = data.step;
     this.heard = data.step; // the step the server holds (as its last render said)
     this.serverSpeed = data.speed;
@@ -144,12 +145,24 @@ class Player {
     return 0;
   }
 
+  last() {
+    // the furthest step one may show: the end, or the step a vote holds
+    return this.hold === null ? this.n : Math.min(this.hold, this.n);
+  }
+
   receive(data) {
     this.heard = data.step;
     this.labels = data.labels;
     this.serverSpeed = data.speed;
     if (CHOSEN.speed !== null && data.speed === CHOSEN.speed) CHOSEN.speed = null; // the server has it now
     this.root.classList.toggle("bpe-big", !!data.classroom);
+    const hold = data.hold ?? null;
+    if (hold !== this.hold) {
+      this.hold = hold;
+      if (this.playing && hold !== null) this.pause();
+      if (this.step > this.last()) this.go(this.last(), false);
+      else if (this.drawn) this.render();
+    }
     if (data.jump !== this.jump) {
       // the server moved the step (a link, a lesson file, "open in the merge table"); any other
       // step it sends is an echo of one this browser sent, maybe late, and newer clicks stand
@@ -169,7 +182,7 @@ class Player {
     this.prevBtn = button(`◀ ${L.prev}`, "P", () => this.go(this.step - 1));
     this.playBtn = button(`▶ ${L.play}`, "K", () => this.toggle(), "bpe-primary");
     this.nextBtn = button(`${L.next} ▶`, "N", () => this.go(this.step + 1));
-    this.lastBtn = button(`${L.last} »`, "End", () => this.go(this.n));
+    this.lastBtn = button(`${L.last} »`, "End", () => this.go(this.last()));
     this.speedSelect = el("select", { class: "bpe-speed", "aria-label": L.speed, title: L.speed,
                                       onchange: () => this.setSpeed(Number(this.speedSelect.value)) });
     for (const s of [0.25, 0.5, 1, 2, 3]) {
@@ -188,15 +201,15 @@ class Player {
   key(name) {
     const actions = { n: () => this.go(this.step + 1), N: () => this.go(this.step + 1), p: () => this.go(this.step - 1),
                       P: () => this.go(this.step - 1), k: () => this.toggle(), K: () => this.toggle(),
-                      Home: () => this.go(0), End: () => this.go(this.n) };
+                      Home: () => this.go(0), End: () => this.go(this.last()) };
     if (!actions[name]) return false;
     actions[name]();
     return true;
   }
 
   go(step, sync = true) {
-    const clamped = Math.min(Math.max(Math.round(step), 0), this.n);
-    if (this.playing && clamped >= this.n) this.pause();
+    const clamped = Math.min(Math.max(Math.round(step), 0), this.last());
+    if (this.playing && clamped >= this.last()) this.pause();
     if (clamped === this.step && this.drawn) return;
     this.step = clamped;
     this.render();
@@ -209,6 +222,7 @@ class Player {
   }
 
   play() {
+    if (this.hold !== null && this.step >= this.last()) return;
     if (this.step >= this.n) this.go(0);
     this.playing = true;
     this.playBtn.textContent = `❚❚ ${this.labels.pause}`;
@@ -266,7 +280,9 @@ class Player {
     this.slider.value = String(this.step);
     this.counter.textContent = `${number(this.step)} / ${number(this.n)}`;
     this.prevBtn.disabled = this.firstBtn.disabled = this.step <= 0;
-    this.nextBtn.disabled = this.lastBtn.disabled = this.step >= this.n;
+    this.nextBtn.disabled = this.lastBtn.disabled = this.step >= this.last();
+    this.playBtn.disabled = this.hold !== null && this.step >= this.last();
+    this.root.classList.toggle("bpe-held", this.hold !== null);
     this.draw();
   }
 
@@ -415,6 +431,7 @@ class TrainPlayer extends Player {
     const h = this.history;
     const found = this.pairsAt(step);
     const out = [];
+    if (this.hold !== null && step >= this.hold) return [el("p", { class: "bpe-info", "data-testid": "bpe-held", text: L.vote_held })];
     if (step >= h.n) out.push(el("p", { class: "bpe-caption", text: L.all_done }));
     if (found === null) return [...out, el("p", { class: "bpe-caption", text: L.loading })];
     if (found.length === 0) return [...out, el("p", { class: "bpe-info", text: L.no_pair_left })];
@@ -560,7 +577,8 @@ class TracePlayer extends Player {
     });
     const scroll = el("div", { class: "bpe-scroll" }, el("table", { class: "bpe-table", id: "trace-table" }, el("thead", {}, head), body));
     const after = fmt(L.after_step, { step: this.step, n: this.rows[this.step].pieces.length }) + (this.step < this.n ? "" : L.no_more);
-    this.body.replaceChildren(scroll, el("p", { class: "bpe-caption", "data-testid": "bpe-after", text: after }));
+    const held = this.hold === null ? [] : [el("p", { class: "bpe-info", "data-testid": "bpe-held", text: L.vote_held_trace })];
+    this.body.replaceChildren(scroll, el("p", { class: "bpe-caption", "data-testid": "bpe-after", text: after }), ...held);
     keepInView(scroll);
   }
 }

@@ -9,7 +9,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from bpeviz.app import live, player, runs, sidebar, state, views
+from bpeviz.app import live, player, runs, sidebar, state, views, votes
 from bpeviz.app.i18n import bound, error_text, num, t
 from bpeviz.app.main import page_path
 from bpeviz.core.records import ENDOFTEXT, has_raw_bytes
@@ -204,6 +204,19 @@ def suggestions() -> None:
         row.button(t(f"sugg_{key}"), on_click=_suggest, args=(sentence,), key=f"suggest_{key}")
 
 
+def answer(tok: Tokenizer, lesson: sidebar.Lesson, text: str, ids: list[int]) -> None:
+    """What the sentence becomes, here and in the real tokenizers (hidden while the class votes on it)."""
+    open_in_table(tok, lesson, text[:MAX_TRACE])
+    final_tokens(tok, text, ids)
+    st.subheader(t("real_tokenizers"))
+    span = inspector_controls(text)
+    views.compare(text, tok, span=span)
+    spaces = views.leading_space_note(text)
+    if spaces:
+        st.info(spaces)
+    dropout_section(tok, lesson, text)
+
+
 st.title(t("encode_title"))
 lesson = sidebar.current()
 tok = runs.for_page(lesson)
@@ -223,18 +236,13 @@ elif tok is not None:
         st.error(render.md(error_text(exc)))
         st.stop()
     if len(text) <= MAX_TRACE and isinstance(tok, Tokenizer):
-        live.vote_controls("tokens", live.tokens_question(tok, text))
+        votes.vote_controls("tokens", votes.tokens_question(tok, text))
     st.subheader(t("trace"))
     if len(text) > MAX_TRACE:
         st.warning(t("trace_cut", cap=MAX_TRACE))
     trace_player(tok, lesson, text[:MAX_TRACE])
-    open_in_table(tok, lesson, text[:MAX_TRACE])
-    final_tokens(tok, text, ids)
-    st.subheader(t("real_tokenizers"))
-    span = inspector_controls(text)
-    views.compare(text, tok, span=span)
-    spaces = views.leading_space_note(text)
-    if spaces:
-        st.info(spaces)
-    dropout_section(tok, lesson, text)
+    if votes.held("tokens") is not None:  # the class is voting on these tokens: the answer waits for the reveal
+        st.info(t("live_answer_hidden"))
+    else:
+        answer(tok, lesson, text, ids)
 count_file(tok, lesson)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpeviz.app import live, player, runs, sidebar
+from bpeviz.app import live, player, runs, sidebar, votes
 from bpeviz.app.i18n import source_label, t, tie_name
 from bpeviz.lessons import render, sources
 from bpeviz.models.bpe import Tokenizer
@@ -32,4 +32,4 @@ if tok is not None and lesson.source is not None:
                  split=render.code(s.pretokenizer), rule=tie_name(s.tie_break), base=tok.n_base, merges=len(tok.merges),
                  engine=t(f"engine_{tok.engine or 'python'}")))
     train_player(tok, lesson)
-    live.vote_controls("merge", live.merge_question(tok))
+    votes.vote_controls("merge", votes.merge_question(tok))

@@ -128,8 +128,11 @@ def test_a_tied_pair_is_a_right_guess(app_url, page):
 
 def test_steps_redraw_in_the_browser_and_the_views_agree(app_url, page):
     open_app(page, app_url)
+    page.wait_for_selector('[data-testid="bpe-counter"]')  # the player has its history: keys reach it
     page.locator("h1").click()
-    for key, step in (("End", 41), ("Home", 0), ("n", 1), ("n", 2), ("p", 1)):
+    # a presentation clicker's keys too: PageDown, Space, → forward; PageUp, ← back
+    for key, step in (("End", 41), ("Home", 0), ("n", 1), ("n", 2), ("p", 1), ("PageDown", 2), ("Space", 3),
+                      ("ArrowRight", 4), ("ArrowLeft", 3), ("PageUp", 2)):
         page.keyboard.press(key)
         assert counter(page) == f"{step} / 41"  # synchronous: no server round trip between key and redraw
         assert page.locator("#merge-table tbody tr").count() == step

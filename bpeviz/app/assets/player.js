@@ -67,6 +67,10 @@ function keepInView(scroll) {
   });
 }
 
+// a presentation clicker sends these: forward is PageDown, Space or →, back is PageUp or ←
+const CLICKER = new Set(["PageDown", "PageUp", "ArrowRight", "ArrowLeft"]);
+const WIDGETS = '[role="slider"], [role="radiogroup"], [role="tablist"], [role="listbox"], [role="menu"], [role="grid"], [data-baseweb]';
+
 function installKeys() {
   if (globalThis.__bpevizKeys) return;
   globalThis.__bpevizKeys = true;
@@ -75,6 +79,11 @@ function installKeys() {
     const target = event.target;
     if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) {
       if (!(target.type === "range" && target.closest(".bpe-player"))) return;
+      if (CLICKER.has(event.key)) return; // the slider moves itself by arrows and pages
+    }
+    if (CLICKER.has(event.key) || event.key === " ") {
+      if (target && /^(BUTTON|A|SUMMARY)$/.test(target.tagName)) return; // Space presses what has focus
+      if (target?.closest?.(WIDGETS)) return; // a slider, a radio group, a menu: the arrows are theirs
     }
     const player = [...PLAYERS].reverse().find((p) => p.root.isConnected && p.root.offsetParent !== null);
     if (player && player.key(event.key)) event.preventDefault();
@@ -176,12 +185,13 @@ class Player {
     const L = this.labels;
     this.counter = el("span", { class: "bpe-counter", "data-testid": "bpe-counter" });
     const button = (label, shortcut, action, extra = "") =>
-      el("button", { class: `bpe-btn ${extra}`, type: "button", title: `${label} (${shortcut})`, "aria-keyshortcuts": shortcut,
+      el("button", { class: `bpe-btn ${extra}`, type: "button", "aria-keyshortcuts": shortcut,
+                     title: `${label} (${shortcut.replace("ArrowRight", "→").replace("ArrowLeft", "←").split(" ").join(", ")})`,
                      onclick: action }, label);
     this.firstBtn = button(`« ${L.first}`, "Home", () => this.go(0));
-    this.prevBtn = button(`◀ ${L.prev}`, "P", () => this.go(this.step - 1));
+    this.prevBtn = button(`◀ ${L.prev}`, "P ArrowLeft PageUp", () => this.go(this.step - 1));
     this.playBtn = button(`▶ ${L.play}`, "K", () => this.toggle(), "bpe-primary");
-    this.nextBtn = button(`${L.next} ▶`, "N", () => this.go(this.step + 1));
+    this.nextBtn = button(`${L.next} ▶`, "N ArrowRight PageDown Space", () => this.go(this.step + 1));
     this.lastBtn = button(`${L.last} »`, "End", () => this.go(this.last()));
     this.speedSelect = el("select", { class: "bpe-speed", "aria-label": L.speed, title: L.speed,
                                       onchange: () => this.setSpeed(Number(this.speedSelect.value)) });
@@ -202,6 +212,8 @@ class Player {
     const actions = { n: () => this.go(this.step + 1), N: () => this.go(this.step + 1), p: () => this.go(this.step - 1),
                       P: () => this.go(this.step - 1), k: () => this.toggle(), K: () => this.toggle(),
                       Home: () => this.go(0), End: () => this.go(this.last()) };
+    for (const forward of ["PageDown", " ", "ArrowRight"]) actions[forward] = actions.n;
+    for (const back of ["PageUp", "ArrowLeft"]) actions[back] = actions.p;
     if (!actions[name]) return false;
     actions[name]();
     return true;

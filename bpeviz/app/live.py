@@ -56,6 +56,13 @@ def _start() -> None:
         state.notify(error_text(exc), "error")
 
 
+def _join() -> None:
+    code = clean_code(st.session_state.get("live_join_code", ""))
+    if code:
+        st.session_state["live_class"], st.session_state["live_following"] = code, True
+        st.session_state["live_join_code"] = ""
+
+
 def _end() -> None:
     found = teaching()
     if found is not None:
@@ -93,6 +100,9 @@ def teacher_panel() -> None:
         if found is None:
             st.caption(t("live_start_caption"))
             st.button(t("live_start"), on_click=_start, key="live_start_button")
+            if not student_code():  # a student given the code by voice types it here
+                st.text_input(t("live_join_code"), key="live_join_code", max_chars=8, on_change=_join,
+                              placeholder="ABCDE", help=t("live_join_help"))
             return
         code = found[0]
         try:
@@ -129,6 +139,10 @@ def banner(code: str, address: str) -> None:
 def head_count(code: str) -> None:
     with contextlib.suppress(BpevizError):  # an ended class: the panel says so on the next run
         st.caption(t("live_students", n=rooms().follow(code)[2]))
+        found = teaching()
+        names = rooms().nicknames(*found) if found else []
+        if names:  # typed by students: shown as text, never as Markdown
+            st.caption(", ".join(render.md(name) for name in names[:60]) + (" …" if len(names) > 60 else ""))
 
 
 def publish(page: str | None = None) -> None:
@@ -167,13 +181,27 @@ def student_bar() -> None:
     try:
         rooms().join(code, student_id(), st.session_state.get("live_nickname", ""))
     except BpevizError as exc:
-        st.error(render.md(error_text(exc)))
+        class_gone(code, exc)
         return
+    st.session_state["live_joined_code"] = code
     with st.container(border=True):
         st.session_state.setdefault("live_following", True)
         following = st.toggle(t("live_follow"), key="live_following", on_change=_back_to_class, help=t("live_follow_help"))
         st.text_input(t("live_nickname"), key="live_nickname", max_chars=24)
         follow_fragment(code, following)
+
+
+def class_gone(code: str, exc: BpevizError) -> None:
+    """A class this student was in has ended: say so kindly, keep the page, offer to leave; any other error as it is."""
+    if exc.code != "class_unknown" or st.session_state.get("live_joined_code") != code:
+        st.error(render.md(error_text(exc)))
+        return
+    st.info(t("live_ended", code=code))
+    st.button(t("live_leave"), key="live_leave", on_click=_leave)
+
+
+def _leave() -> None:
+    st.session_state["live_class"] = st.session_state["live_joined_code"] = ""
 
 
 def catch_up(page_files: dict) -> None:
@@ -203,7 +231,7 @@ def follow_fragment(code: str, following: bool) -> None:
     try:
         version, lesson, n = rooms().follow(code)
     except BpevizError as exc:
-        st.error(render.md(error_text(exc)))
+        class_gone(code, exc)
         return
     st.markdown(f"**{t('live_joined', code=code, n=n)}**")  # here: it moves as students join
     if lesson.get("_unshared"):

@@ -152,6 +152,11 @@ class Rooms:
                 room.version += 1
             return room.version
 
+    def nicknames(self, code: str, secret: str) -> list[str]:
+        """The nicknames students gave, sorted, for their teacher only (a student without one is not listed)."""
+        with self._lock:
+            return sorted(name for name in self._teacher(code, secret).students.values() if name)
+
     def follow(self, code: str) -> tuple[int, dict, int]:
         """What a student's page follows: (version, the teacher's lesson values, how many students)."""
         with self._lock:

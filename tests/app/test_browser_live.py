@@ -92,7 +92,8 @@ def test_a_teacher_and_three_students(browser, app_url):
 
         teacher.get_by_role("button", name="End the class").click()
         wait_text(teacher, "Start a live class")
-        wait_text(students[0], f"no live class with the code {code}", timeout=30_000)
+        wait_text(students[0], f"The live class {code} has ended", timeout=30_000)
+        wait_text(students[2], f"A aula ao vivo {code} terminou", timeout=30_000)
     finally:
         for context in contexts:
             context.close()

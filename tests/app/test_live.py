@@ -91,7 +91,10 @@ def test_a_wrong_code_and_an_ended_class_say_so_in_the_students_language():
     pupil = student(code)
     teacher.button(key="live_end_button").click().run(timeout=120)
     pupil.run(timeout=120)
-    assert any(f"no live class with the code {code}" in plain(e.value) for e in pupil.error)
+    assert any(f"The live class {code} has ended" in plain(i.value) for i in pupil.info)  # not "check the code"
+    assert not pupil.error
+    pupil.button(key="live_leave").click().run(timeout=120)
+    assert pupil.session_state["live_class"] == "" and not pupil.info
     assert "live_code" not in teacher.session_state
 
 
@@ -163,3 +166,15 @@ def test_an_open_vote_on_tokens_hides_the_final_tokens_until_the_reveal():
     teacher.run(timeout=120)
     teacher.button(key="live_reveal_tokens").click().run(timeout=120)
     assert len(teacher.subheader) == before and player_data(teacher, "player_trace")["hold"] is None
+
+
+def test_a_student_types_the_code_and_the_teacher_sees_the_nicknames():
+    teacher, code = start_class()
+    pupil = new_app()
+    pupil.run(timeout=120)
+    pupil.text_input(key="live_join_code").input(f" {code.lower()} ").run(timeout=120)  # as heard: lower case, spaces
+    assert pupil.session_state["live_class"] == code
+    pupil.text_input(key="live_nickname").input("**Ana**").run(timeout=120)
+    assert live.rooms().follow(code)[2] == 1
+    teacher.run(timeout=120)
+    assert any("\\*\\*Ana\\*\\*" in c.value for c in teacher.caption)  # shown as typed, not as bold Markdown

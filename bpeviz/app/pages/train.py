@@ -31,5 +31,5 @@ if tok is not None and lesson.source is not None:
     st.caption(t("train_caption", corpus=render.md(source_label(lesson.source)), level=t(f"level_{s.level}"),
                  split=render.code(s.pretokenizer), rule=tie_name(s.tie_break), base=tok.n_base, merges=len(tok.merges),
                  engine=t(f"engine_{tok.engine or 'python'}")))
+    votes.vote_controls("merge", votes.merge_question(tok))  # above the player, where the teacher is looking
     train_player(tok, lesson)
-    votes.vote_controls("merge", votes.merge_question(tok))

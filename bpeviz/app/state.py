@@ -7,6 +7,7 @@ and range and never replaced silently. Derived things (tokenizers, counts) are n
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -153,6 +154,10 @@ def apply(values: dict, *, url: bool) -> list[str]:
     messages = []
     if not isinstance(values, dict):
         return [t("lesson_not_object")]
+    lang_name = FIELDS["lang"].url if url else "lang"
+    with contextlib.suppress(ValueError):  # the language first: the messages about the other values are in it
+        if lang_name in values:
+            st.session_state["lang"] = FIELDS["lang"].coerce(values[lang_name])
     accepted = {}
     for name, value in values.items():
         field = by_name.get(name)

@@ -63,7 +63,7 @@ def _count(text: str | None, line: int) -> int | None:
         return None
     if not (text.isascii() and text.isdigit()) or len(text) > MAX_COUNT_DIGITS:
         raise BpevizError("table_bad_count", f"Line {line}: the count {text[:20]!r} is not a whole number of at most "
-                          f"{MAX_COUNT_DIGITS} digits.", line=line)
+                          f"{MAX_COUNT_DIGITS} digits.", line=line, cap=MAX_COUNT_DIGITS)
     return int(text)
 
 

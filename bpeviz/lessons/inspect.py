@@ -37,6 +37,13 @@ class Mixture(dict):
         self.merges_used = merges_used  # merges that gave constraints (a merge no sample shows gives none)
         self.slack = slack  # total slack per million bytes: how far the samples are from explaining every merge
 
+    @property
+    def outcome(self) -> str:
+        """The status as a word a page can translate: "solved", "no_merge", "unconstrained" or "failed"."""
+        if self.status in (mixture.NO_MERGE, mixture.UNCONSTRAINED):
+            return "no_merge" if self.status == mixture.NO_MERGE else "unconstrained"
+        return "failed" if self.status.startswith(mixture.GAVE_UP) else "solved"
+
 
 def as_tokenizer(tokenizer: object, n_merges: int | None = None) -> Tokenizer:
     """A bpeviz Tokenizer with the first n_merges merges of a bpeviz Tokenizer or a tiktoken Encoding (bpeviz.reference).

@@ -161,6 +161,11 @@ def _violations(steps: list[tuple], alpha: Sequence[float], v_step: Mapping[int,
     return found
 
 
+NO_MERGE = "No merge occurs in any sample: nothing to infer."
+UNCONSTRAINED = "No merge is beaten by another pair in the samples: nothing constrains the mix."
+GAVE_UP = "The solver gave up: "
+
+
 def infer(tok: Tokenizer, words: Mapping[str, Mapping[str, int]], rounds: int = ROUNDS):
     """The mix (name -> share), the solver's message, the merges some sample shows, and the slack per million bytes."""
     names = list(words)
@@ -171,13 +176,13 @@ def infer(tok: Tokenizer, words: Mapping[str, Mapping[str, int]], rounds: int = 
     steps = record([SamplePairs(words[name], tok) for name in names], merges)
     shown = sum(1 for _, own, _ in steps if own.any())  # merges some sample shows: the ones that say something
     if not shown:
-        return dict(zip(names, [1.0 / n] * n)), "No merge occurs in any sample: nothing to infer.", 0, 0.0
+        return dict(zip(names, [1.0 / n] * n)), NO_MERGE, 0, 0.0
     alpha: list[float] = [1.0 / n] * n
     rows: list[tuple[int, Pair, list[float]]] = []
     known: set[tuple[int, Pair]] = set()
     v_step: dict[int, float] = {}
     v_pair: dict[Pair, float] = {}
-    message = "No merge is beaten by another pair in the samples: nothing constrains the mix."
+    message = UNCONSTRAINED
     result = None
     for _ in range(max(1, rounds)):
         new = _violations(steps, alpha, v_step, v_pair, known)
@@ -187,7 +192,7 @@ def infer(tok: Tokenizer, words: Mapping[str, Mapping[str, int]], rounds: int = 
         known |= {(t, p) for t, p, _ in new}
         found, v_step, v_pair, result = solve(rows, n)
         if found is None:
-            return dict(zip(names, [1.0 / n] * n)), f"The solver gave up: {result.message}", shown, float("nan")
+            return dict(zip(names, [1.0 / n] * n)), f"{GAVE_UP}{result.message}", shown, float("nan")
         alpha = found
         message = str(result.message)
     total = sum(alpha) or 1.0

@@ -89,3 +89,38 @@ def test_portuguese_writes_numbers_its_own_way():
     text = page_text(at)
     assert "1.500" in text or "1.244" in text, text[:500]
     assert not re.search(r"\b\d{1,3},\d{3}\b", text), re.search(r"\b\d{1,3},\d{3}\b", text)  # no English thousands
+
+
+APP_UNREACHABLE = ("bpeviz/cli/", "bpeviz/counting/", "bpeviz/widgets/", "bpeviz/lessons/check_merges.py")
+
+
+def raised_codes() -> dict[str, set[str]]:
+    """Each BpevizError code raised in the package's modules the app runs -> the values some raise gives it."""
+    import ast
+    from pathlib import Path
+
+    import bpeviz
+
+    found: dict[str, set[str]] = {}
+    root = Path(bpeviz.__file__).parent
+    for path in root.rglob("*.py"):
+        if str(path.relative_to(root.parent)).startswith(APP_UNREACHABLE):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "BpevizError" and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                found.setdefault(node.args[0].value, set()).update(k.arg for k in node.keywords if k.arg)
+    return found
+
+
+def test_every_error_the_app_can_show_reads_in_portuguese_with_the_values_it_is_given():
+    codes = raised_codes()
+    assert len(codes) > 40
+    dynamic = {"import_failed"}  # carries the message of the error beneath it
+    missing = sorted(code for code in codes if code not in dynamic and f"err_{code}" not in STRINGS)
+    assert missing == []
+    for code, given in codes.items():
+        if code in dynamic:
+            continue
+        wanted = set(re.findall(r"\{(\w+)", " ".join(str(v) for v in STRINGS[f"err_{code}"].values())))
+        assert wanted <= given | {"format"}, (code, wanted - given)

@@ -59,7 +59,7 @@ def chosen_tokenizer() -> tuple[str, object] | None:
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def mixture(key: str, categories: tuple[str, ...], n_merges: int, _tok: object) -> tuple[dict, str, int]:
     found = inspect.infer_mixture(_tok, {code: sample(code) for code in categories}, n_merges=n_merges)
-    return dict(found), found.status, found.merges_used
+    return dict(found), found.outcome, found.merges_used
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -95,12 +95,12 @@ def mixture_section(key: str, tok: object) -> None:
         return
     with st.spinner(t("inspect_working")):
         try:
-            weights, status, used = mixture(key, tuple(picked), int(n), tok)
+            weights, outcome, used = mixture(key, tuple(picked), int(n), tok)
         except ValueError as exc:
             st.error(render.md(error_text(exc)))
             return
     weights_chart(weights)
-    st.caption(t("inspect_lp", status=render.md(status), used=used, n=int(n)))
+    st.caption(t("inspect_lp", status=t(f"inspect_lp_{outcome}"), used=used, n=int(n)))
     with st.expander(t("inspect_known_title")):
         which = st.radio(t("inspect_known_mix"), list(KNOWN_MIXES), horizontal=True,
                          **state.bind("inspect_known", "en 3 : pt 1", list(KNOWN_MIXES)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -13,7 +14,7 @@ from bpeviz.core.records import to_bytes
 from bpeviz.lessons import metrics, render
 from bpeviz.pretrained.encodings import ENCODINGS
 
-from .i18n import t
+from .i18n import lang, t
 
 
 def token_info(token_id: int, token: str | bytes, tok=None, reference_name: str | None = None) -> str:
@@ -93,9 +94,23 @@ MANY_COLOURS = ("#F3C300", "#875692", "#F38400", "#A1CAF1", "#BE0032", "#C2B280"
 LEGEND_COLUMNS = 2  # legends wrap; one long row was cut at the chart's edge on a projector (one column there)
 
 
+NUMBER_LOCALES = {"pt": {"decimal": ",", "thousands": ".", "grouping": [3], "currency": ["R$", ""]}}  # d3-format's
+
+
+def with_locale(spec: Any, number: dict) -> Any:
+    """A copy of the chart whose config has Vega's number locale (its other config kept)."""
+    spec = spec.copy(deep=False)
+    config = alt.Config() if spec.config is alt.Undefined else spec.config.copy(deep=False)
+    config.locale = {"number": number}
+    spec.config = config
+    return spec
+
+
 def chart(spec: alt.TopLevelMixin, **kwargs) -> None:
     """st.altair_chart with legends that wrap and never cut a name, and large type in classroom mode."""
     big = bool(st.session_state.get("classroom"))
+    if lang() in NUMBER_LOCALES:  # the axes, labels and tooltips write numbers as the interface language does
+        spec = with_locale(spec, NUMBER_LOCALES[lang()])
     legend: dict = {"labelLimit": 0, "columns": LEGEND_COLUMNS}  # a legend's own columns= wins (the 26 languages)
     if big:
         legend.update(labelFontSize=18, titleFontSize=18, columns=1)

@@ -44,6 +44,17 @@ def test_charts_render_with_marks(app_url, page):
     shot(page, "charts-languages")
 
 
+def test_chart_axes_write_numbers_as_portuguese_does(app_url, page):
+    open_app(page, app_url, "/charts?lang=pt")
+    page.wait_for_function("document.querySelectorAll('.vega-embed svg .role-axis-label text').length > 10", timeout=60_000)
+    ticks = page.evaluate("() => [...document.querySelectorAll('.vega-embed')[0]"
+                          ".querySelectorAll('.role-axis-label text')].map(t => t.textContent)")
+    assert "1.024" in ticks and "262.144" in ticks and "0,5" in ticks, ticks  # was 1,024 and 0.5
+    assert "1,024" not in ticks
+    body = page.inner_text('[data-testid="stMain"]')
+    assert "1.00 →" not in body  # the doubling table: 1,00 → 2,19
+
+
 def test_quirk_numbers_match_the_real_encodings(app_url, page):
     open_app(page, app_url, "/quirks")
     set_text_input(page, "Numbers", "12345")

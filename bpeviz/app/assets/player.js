@@ -29,7 +29,7 @@ function fmt(template, values = {}) {
   return String(template).replace(/\{(\w+)(:[^}]*)?\}/g, (_, name, spec) => {
     const value = values[name];
     if (value === undefined) return "";
-    if (spec && spec.includes(",") && typeof value === "number") return value.toLocaleString(LOCALE.name);
+    if (typeof value === "number") return value.toLocaleString(LOCALE.name); // 0,25 s in Portuguese; 4.096
     return String(value);
   });
 }

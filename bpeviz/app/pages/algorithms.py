@@ -141,8 +141,8 @@ def sentence(toks: dict) -> None:
     best = unigram.nbest(text[:200], NBEST)
     st.markdown(f"**{t('alg_nbest_title', n=len(best))}**")
     views.table(pd.DataFrame({t("col_segmentation"): [" · ".join(render.show(p) for p in pieces) for pieces, _ in best],
-                               t("col_probability"): [f"{p:.1%}" if p >= 0.001 else f"{p:.1e}" for _, p in best]}))
-    st.caption(t("alg_nbest_caption", ll=f"{unigram.log_likelihood(text[:200]):.2f}"))
+                               t("col_probability"): [num(p, ".1%" if p >= 0.001 else ".1e") for _, p in best]}))
+    st.caption(t("alg_nbest_caption", ll=num(unigram.log_likelihood(text[:200]), ".2f")))
 
 
 def overlap(toks: dict) -> None:

@@ -212,10 +212,10 @@ def parity_part() -> None:
             for r in fairness(weights, vocab, parity)]
     last = {kind: [r for r in rows if r["kind"] == t(f"beyond_kind_{kind}")][-1] for kind in ("classic", "parity")}
     row = st.container(horizontal=True)
-    row.metric(t("beyond_gini_classic"), f"{last['classic']['gini']:.3f}", width="content")
-    row.metric(t("beyond_gini_parity"), f"{last['parity']['gini']:.3f}", width="content")
+    row.metric(t("beyond_gini_classic"), num(last['classic']['gini'], ".3f"), width="content")
+    row.metric(t("beyond_gini_parity"), num(last['parity']['gini'], ".3f"), width="content")
     price = last["parity"]["total_tokens"] / max(last["classic"]["total_tokens"], 1) - 1
-    row.metric(t("beyond_price"), f"{price:+.1%}", width="content", help=t("beyond_price_help"))
+    row.metric(t("beyond_price"), num(price, "+.1%"), width="content", help=t("beyond_price_help"))
     table = pd.DataFrame(rows)
     for measure, title in (("gini", t("beyond_gini")), ("total_tokens", t("beyond_total"))):
         views.chart(alt.Chart(table).mark_line(point=True).encode(

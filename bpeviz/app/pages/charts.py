@@ -113,7 +113,7 @@ def doubling_table(points: list[tuple[int, float]]) -> None:
     st.markdown(f"**{t('doublings_title')}**")
     views.table(pd.DataFrame({
         t("col_vocab"): [f"{num(d.from_size)} → {num(d.to_size)}" for d in rows],
-        t("col_bytes_per_token"): [f"{d.from_bpt:.2f} → {d.to_bpt:.2f}" for d in rows],
+        t("col_bytes_per_token"): [f"{num(d.from_bpt, '.2f')} → {num(d.to_bpt, '.2f')}" for d in rows],
         t("col_bought"): [t("doubling_bought", gain=d.gain) for d in rows],
     }))
 

@@ -193,8 +193,8 @@ def unigram_samples(lesson: sidebar.Lesson, word: str, n: int, seed: int) -> Non
         top = counts.most_common(TOP_SEGMENTATIONS)
         views.table(pd.DataFrame({
             t("col_segmentation"): [" · ".join(render.show(x) for x in seg) for seg, _ in top],
-            t("dropout_sampled"): [f"{c / n:.1%}" for _, c in top],
-            t("col_probability"): [f"{exact[seg]:.1%}" if seg in exact else "–" for seg, _ in top],
+            t("dropout_sampled"): [num(c / n, ".1%") for _, c in top],
+            t("col_probability"): [num(exact[seg], ".1%") if seg in exact else "–" for seg, _ in top],
         }))
 
 

@@ -106,8 +106,8 @@ def mixture_section(key: str, tok: object) -> None:
                          **state.bind("inspect_known", "en 3 : pt 1", list(KNOWN_MIXES)))
         table = known_answer(which)
         views.table(pd.DataFrame({t("col_language"): [t(f"udhr_{g}") for g in table.lang],
-                                   t("inspect_truth"): [f"{v:.1%}" for v in table.truth],
-                                   t("inspect_inferred"): [f"{v:.1%}" for v in table.inferred]}))
+                                   t("inspect_truth"): [num(v, ".1%") for v in table.truth],
+                                   t("inspect_inferred"): [num(v, ".1%") for v in table.inferred]}))
         st.caption(t("inspect_known_caption"))
 
 

@@ -102,3 +102,28 @@ CUT_CHART_LABELS = """() => {
 def cut_chart_labels(pg) -> list[str]:
     """Legend labels of the page's charts that are cut off or drawn outside their chart."""
     return pg.evaluate(CUT_CHART_LABELS)
+
+
+BROKEN_HEADERS = """() => {
+  // every table heading word drawn on more than one line ("pala|vras"): a Range over the word has a rect per line
+  const found = [];
+  for (const th of document.querySelectorAll('[data-testid="stTable"] th, .bpe-table th')) {
+    if (!th.offsetParent) continue;
+    const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/[^\\s\\u200b]+/g)) {  // a zero-width space is a break we chose
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (lines.size > 1) found.push(m[0]);
+      }
+    }
+  }
+  return found;
+}"""
+
+
+def broken_headers(pg) -> list[str]:
+    """Words of visible table headings broken across lines."""
+    return pg.evaluate(BROKEN_HEADERS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -121,6 +122,13 @@ def chart(spec: alt.TopLevelMixin, **kwargs) -> None:
 CLASSROOM_TABLE_HEIGHT = 520  # px: a long table scrolls inside this box in classroom mode
 
 
+def heading(column: object) -> str:
+    """A column's name for a projector table: escaped, and breakable after _ / ( as well as at spaces (never inside
+    a word: "pala|vras"), so that eight tokenizer names fit 1024 px."""
+    breakable = re.sub(r"([_/(])(?=\w)", "\\1\u200b", render.md(str(column)))
+    return breakable.replace("\\-", "\u2011")  # GPT-2 stays whole: a non-breaking hyphen
+
+
 def table(frame: pd.DataFrame, *, height: int | None = None, highlight: Callable[[pd.Series], bool] | None = None,
           classroom_columns: list[str] | None = None) -> None:
     """A table of data: st.dataframe (sortable, scrolls) or, in classroom mode, a plain table whose type the mode enlarges.
@@ -134,7 +142,7 @@ def table(frame: pd.DataFrame, *, height: int | None = None, highlight: Callable
         frame = frame[classroom_columns] if classroom_columns else frame
         # a cell may wrap after a token separator "|" (an invisible space there): "1|000|000" in a 1024 px projector column
         inert = lambda v: render.md(v).replace("\\|", "\\|\u200b") if isinstance(v, str) else v  # noqa: E731
-        frame = pd.DataFrame({render.md(str(c)): col.map(inert) for c, col in frame.items()}, index=frame.index)
+        frame = pd.DataFrame({heading(c): col.map(inert) for c, col in frame.items()}, index=frame.index)
     data = frame if highlight is None else \
         frame.style.apply(lambda row: ["background-color: #ffe97a" if highlight(row) else "" for _ in row], axis=1)
     if big:

@@ -1,7 +1,7 @@
 """Classroom mode at projector sizes, in English and Portuguese: nothing cut, everything enlarged."""
 
 import pytest
-from browser_helpers import assert_no_errors, cut_chart_labels, open_app, truncated_controls
+from browser_helpers import assert_no_errors, broken_headers, cut_chart_labels, open_app, truncated_controls
 from conftest import shot
 
 PAGES = ["", "/encode", "/rules", "/algorithms", "/charts", "/languages", "/quirks", "/inspect", "/beyond", "/files"]
@@ -33,6 +33,7 @@ def test_no_control_is_cut_at_projector_sizes(browser, app_url, size, lang):
             page.wait_for_timeout(300)
             assert truncated_controls(page) == [], (path, size, lang)
             assert cut_chart_labels(page) == [], (path, size, lang)  # issue 27.3: legends cut on the projector
+            assert broken_headers(page) == [], (path, size, lang)  # issue 45.6: "pala|vras", "vocabul|ário"
             # issue 27.9: no canvas table (its 13 px type does not grow); the HTML tables' cells are large
             assert page.locator('[data-testid="stDataFrame"]').count() == 0, path
             cells = page.evaluate(TABLE_CELL_SIZES)

@@ -215,7 +215,9 @@ def portuguese_panel(tok: bpeviz.Tokenizer | None) -> None:
             n = len(tok.encode_ordinary(sentence))
             row[t("col_trained_tokens_per_word")] = f"{n} ({num(n / words, '.2f')})"
         rows.append(row)
-    st.table(pd.DataFrame(rows).set_index(t("col_sentence")))  # a plain table wraps its long sentences to the page
+    frame = pd.DataFrame(rows).set_index(t("col_sentence"))
+    frame.columns = [views.heading(c) for c in frame.columns]  # broken between words only (and GPT-2 whole)
+    st.table(frame)  # a plain table wraps its long sentences to the page
     st.caption(t("portuguese_caption"))
 
 

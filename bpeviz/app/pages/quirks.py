@@ -46,8 +46,10 @@ def numbers_panel(tok: bpeviz.Tokenizer | None) -> None:
     with st.expander(t("q_numbers"), icon=":material/pin:", expanded=True):
         text = editable("q_numbers", "1234 12345 1000000 3.14159 2024", t("numbers"))
         views.compare(text, tok, show_table=False)
-        rows = [{t("col_number"): n, **splits(n)} for n in text.split()[:12]]
-        views.table(pd.DataFrame(rows))
+        frame = pd.DataFrame([{t("col_number"): n, **splits(n)} for n in list(dict.fromkeys(text.split()))[:12]])
+        if st.session_state.get("classroom"):  # a tokenizer per row: eight columns of names do not fit a 1024 px projector
+            frame = frame.set_index(t("col_number")).T.rename_axis(t("col_tokenizer")).reset_index()
+        views.table(frame)
         st.markdown(t("numbers_explained"))
 
 

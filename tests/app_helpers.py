@@ -23,18 +23,18 @@ def plain(markdown: str) -> str:
     return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
 
 
-def player_data(at: AppTest, key: str = "player_train") -> dict:
-    """The data the page sent to the player component with this key (AppTest runs no JavaScript)."""
+def player_data(at: AppTest, key: str = "player_train", component: str = "bpeviz.player") -> dict:
+    """The data the page sent to the player component (or another of bpeviz's) with this key (AppTest runs no JavaScript)."""
 
     def walk(node):
         proto = getattr(node, "proto", None)
-        if proto is not None and getattr(proto, "component_name", "") == "bpeviz.player" and proto.id.endswith(key):
+        if proto is not None and getattr(proto, "component_name", "") == component and proto.id.endswith(key):
             yield json.loads(proto.json)
         for child in getattr(node, "children", {}).values():
             yield from walk(child)
 
     found = list(walk(at._tree))
-    assert len(found) == 1, f"{len(found)} players with key {key}"
+    assert len(found) == 1, f"{len(found)} {component} with key {key}"
     return found[0]
 
 

@@ -70,6 +70,7 @@ def _end() -> None:
             rooms().close(*found)
     for key in ("live_code", "live_secret"):
         st.session_state.pop(key, None)
+    st.session_state["_live_forget"] = True  # the browser forgets the class's key (reclaim.py)
 
 
 def join_address(code: str) -> str:
@@ -131,6 +132,9 @@ def teacher_banner() -> None:
 @st.fragment(run_every=FOLLOW_SECONDS * 2)
 def banner(code: str, address: str) -> None:
     with contextlib.suppress(BpevizError):  # an ended class: the panel says so on the next run
+        found = teaching()
+        if found is not None:
+            rooms().teacher_here(*found)  # students see the teacher is here
         n = rooms().follow(code)[2]
         st.markdown(f"**{t('live_joined', code=code, n=n)}** · {render.code(address)}")
 
@@ -234,6 +238,7 @@ def follow_fragment(code: str, following: bool) -> None:
         class_gone(code, exc)
         return
     st.markdown(f"**{t('live_joined', code=code, n=n)}**")  # here: it moves as students join
+    teacher_status(code)
     if lesson.get("_unshared"):
         st.caption(t("live_unshared"))
     if following and lesson and st.session_state.get("live_seen") != version and not step_only(lesson):
@@ -271,6 +276,17 @@ def follow_step(step_key: str) -> None:
     if lesson and st.session_state.get("live_seen") != version and step_only(lesson) and step_key in lesson:
         st.session_state["live_seen"], st.session_state["live_applied"] = version, lesson
         state.apply({step_key: lesson[step_key]}, url=False)
+
+
+def teacher_status(code: str) -> None:
+    """Tell a student when the teacher's page is away (reloading, closed, asleep), and when it is back."""
+    with contextlib.suppress(BpevizError):
+        away = rooms().teacher_away(code)
+        if away:
+            st.warning(t("live_teacher_away"))
+        elif st.session_state.get("live_teacher_was_away"):
+            st.toast(t("live_teacher_back"))
+        st.session_state["live_teacher_was_away"] = away
 
 
 def vote_signature(code: str) -> tuple | None:

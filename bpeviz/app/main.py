@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from . import live, runs, sidebar, state, style
+from . import live, reclaim, runs, sidebar, state, style
 from .i18n import t
 
 PAGES = Path(__file__).resolve().parent / "pages"
@@ -46,6 +46,7 @@ def run() -> None:
         live.teacher_panel()
     live.student_bar()
     live.teacher_banner()
+    reclaim.keeper()  # a reload gives the teacher's class back
     for kind, notice in state.pop_notices():
         getattr(st, kind)(notice)
     try:

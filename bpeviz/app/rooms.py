@@ -22,6 +22,7 @@ CODE_LENGTH = 5
 MAX_ROOMS = 30
 MAX_STUDENTS = 60
 IDLE_SECONDS = 2 * 3600.0  # a room whose teacher has done nothing for this long is gone
+TEACHER_AWAY_SECONDS = 10.0  # no answer from the teacher's page this long: students are told it is away
 MAX_NICKNAME = 24
 MAX_LESSON_BYTES = 200_000  # what a room keeps of the teacher's lesson values
 MAX_OPTIONS = 12
@@ -63,6 +64,7 @@ class Room:
     lesson: dict = field(default_factory=dict)
     version: int = 0  # goes up with every change a student should follow
     touched: float = 0.0
+    teacher_seen: float = 0.0  # the last time the teacher's page answered (its banner polls every 2 s)
     students: dict[str, str] = field(default_factory=dict)  # student id -> nickname
     vote: Vote | None = None
 
@@ -98,7 +100,7 @@ class Rooms:
         room = self._get(code)
         if not secrets.compare_digest(room.secret, str(secret)):
             raise BpevizError("class_not_teacher", "Only the teacher who started this class can change it.")
-        room.touched = self.clock()
+        room.touched = room.teacher_seen = self.clock()
         return room
 
     def open(self) -> tuple[str, str]:
@@ -111,7 +113,7 @@ class Rooms:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
             while code in self._rooms:
                 code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
-            room = Room(code, secrets.token_urlsafe(24), touched=self.clock())
+            room = Room(code, secrets.token_urlsafe(24), touched=self.clock(), teacher_seen=self.clock())
             self._rooms[code] = room
             return code, room.secret
 
@@ -151,6 +153,17 @@ class Rooms:
                 room.lesson = dict(lesson)
                 room.version += 1
             return room.version
+
+    def teacher_here(self, code: str, secret: str) -> None:
+        """The teacher's page is open (its poll, or a reload that gives the class back); BpevizError when the room is
+        gone or the secret is not its."""
+        with self._lock:
+            self._teacher(code, secret)
+
+    def teacher_away(self, code: str) -> bool:
+        """Whether the teacher's page has not answered for TEACHER_AWAY_SECONDS (closed, reloading, asleep)."""
+        with self._lock:
+            return self.clock() - self._get(code).teacher_seen > TEACHER_AWAY_SECONDS
 
     def nicknames(self, code: str, secret: str) -> list[str]:
         """The nicknames students gave, sorted, for their teacher only (a student without one is not listed)."""

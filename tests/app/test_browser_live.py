@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import assert_no_errors, open_app, wait_text
+from browser_helpers import assert_no_errors, open_app, wait_idle, wait_text
 from conftest import shot
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -13,6 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.server]
 PHONE = {"width": 390, "height": 844}
 AT_STEP_3 = """() => { const c = document.querySelector('[data-testid="bpe-counter"]');
                       return c && c.innerText.startsWith('3 '); }"""
+AT_STEP_4 = AT_STEP_3.replace("'3 '", "'4 '")
 
 
 def counter(page) -> str:
@@ -89,6 +90,16 @@ def test_a_teacher_and_three_students(browser, app_url):
         shot(students[2], "live-student-revealed-pt")
         for page in (teacher, *students):
             assert_no_errors(page)
+
+        teacher.reload()  # F5 on the projector: the browser's kept key gives the class back
+        wait_text(teacher, f"Welcome back: live class {code} goes on", timeout=60_000)
+        wait_text(teacher, f"Class code: {code}")
+        teacher.wait_for_function(AT_STEP_3, timeout=30_000)  # the step came back with the address
+        wait_idle(teacher)
+        teacher.get_by_role("button", name="Next ▶").click()
+        for student in students:  # and the students, never moved, follow the next step
+            student.wait_for_function(AT_STEP_4, timeout=30_000)
+        shot(teacher, "live-teacher-reloaded")
 
         teacher.get_by_role("button", name="End the class").click()
         wait_text(teacher, "Start a live class")

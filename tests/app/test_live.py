@@ -178,3 +178,23 @@ def test_a_student_types_the_code_and_the_teacher_sees_the_nicknames():
     assert live.rooms().follow(code)[2] == 1
     teacher.run(timeout=120)
     assert any("\\*\\*Ana\\*\\*" in c.value for c in teacher.caption)  # shown as typed, not as bold Markdown
+
+
+def test_the_teachers_browser_keeps_the_class_key_and_forgets_it_at_the_end():
+    teacher, code = start_class()
+    kept = player_data(teacher, "live_keeper", "bpeviz.keeper")["store"]
+    assert kept == {"code": code, "secret": teacher.session_state["live_secret"]}
+    teacher.button(key="live_end_button").click().run(timeout=120)
+    assert player_data(teacher, "live_keeper", "bpeviz.keeper") == {"forget": True}
+
+
+def test_a_student_is_told_when_the_teachers_page_is_away():
+    teacher, code = start_class()
+    pupil = student(code)
+    assert not pupil.warning
+    live.rooms()._rooms[code].teacher_seen -= 60  # a minute without the teacher's page: reloading, asleep
+    pupil.run(timeout=120)
+    assert any("The teacher's page is away" in w.value for w in pupil.warning)
+    teacher.run(timeout=120)  # back
+    pupil.run(timeout=120)
+    assert not any("away" in w.value for w in pupil.warning)

@@ -112,3 +112,21 @@ def test_nicknames_and_lessons_are_bounded():
     code, secret = rooms.open()
     with pytest.raises(BpevizError, match="too large"):
         rooms.publish(code, secret, {"pasted": "x" * (rooms_module.MAX_LESSON_BYTES + 1)})
+
+
+def test_students_learn_when_the_teachers_page_is_away_and_the_key_gives_the_class_back():
+    clock = Clock()
+    rooms = Rooms(clock=clock)
+    code, secret = rooms.open()
+    assert not rooms.teacher_away(code)
+    clock.now = rooms_module.TEACHER_AWAY_SECONDS + 1  # the teacher's tab reloads, or the laptop sleeps
+    assert rooms.teacher_away(code)
+    with pytest.raises(BpevizError) as caught:
+        rooms.teacher_here(code, "a guess")  # a student cannot take the class with a made-up key
+    assert caught.value.code == "class_not_teacher" and rooms.teacher_away(code)
+    rooms.teacher_here(code, secret)  # the browser's kept key (app/reclaim.py)
+    assert not rooms.teacher_away(code)
+    rooms.close(code, secret)
+    with pytest.raises(BpevizError) as caught:
+        rooms.teacher_here(code, secret)  # an ended class is not given back
+    assert caught.value.code == "class_unknown"

@@ -37,6 +37,8 @@ REPLAY_SOURCES = ("gpt2", "import")
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 3.0)  # seconds per step when playing
 CUSTOM = "custom"
 SNAPSHOT_FORMAT = "bpeviz-lesson"
+MAX_LIST_ITEMS = 64  # values of a list field
+INSPECTED = ("lesson", "gpt2", "cl100k_base", "o200k_base", "qwen3.6", "deepseek-v4")  # the Inspect page's choices
 
 _toy = corpora.CORPORA[corpora.DEFAULT_CORPUS]
 
@@ -51,6 +53,7 @@ class Field:
     choices: tuple | None = None
     low: float | None = None
     high: float | None = None
+    items: tuple | None = None  # a list field: what each of its values may be (written "a,b,c" in the URL)
 
     def coerce(self, value: object, name: str | None = None) -> object:
         """value checked and converted to this field's type; ValueError with a message naming the field (as `name`)."""
@@ -59,7 +62,10 @@ class Field:
             converted = self._convert(value)
         except (TypeError, ValueError, OverflowError):
             raise ValueError(t("bad_value", field=name, value=_short(value))) from None
-        if self.choices is not None and converted not in self.choices:
+        if self.items is not None:
+            if not set(converted) <= set(self.items):  # type: ignore[call-overload]  # a list field
+                raise ValueError(t("bad_choice", field=name, value=_short(value), choices=", ".join(map(str, self.items))))
+        elif self.choices is not None and converted not in self.choices:
             raise ValueError(t("bad_choice", field=name, value=_short(value), choices=", ".join(map(str, self.choices))))
         too_low = self.low is not None and converted < self.low  # type: ignore[operator]  # a number field
         if too_low or (self.high is not None and converted > self.high):  # type: ignore[operator]  # a number field
@@ -67,6 +73,11 @@ class Field:
         return converted
 
     def _convert(self, value: object) -> object:
+        if isinstance(self.default, list):  # "en,pt" from an address, a list from a lesson file
+            found = value.split(",") if isinstance(value, str) else value
+            if not isinstance(found, list) or not all(isinstance(v, str) for v in found):
+                raise ValueError(value)
+            return list(dict.fromkeys(v for v in found if v))[:MAX_LIST_ITEMS]
         if isinstance(self.default, bool):
             text = str(value).lower()
             if isinstance(value, bool) or text in ("1", "true", "yes", "0", "false", "no"):
@@ -107,6 +118,8 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("dropout_p", 0.1, "drop", low=0.0, high=0.9),  # the Encode page's BPE-dropout
     Field("dropout_seed", 0, "seed", low=0, high=10**6),
     Field("mix", "equal", "mix", choices=(*mix.PRESETS, "custom")),  # the Who pays? page
+    Field("mix_custom", [], "langs", items=tuple(corpora.UDHR_LANGUAGES)),  # its custom mix
+    Field("mix_heavy", "", "heavy", choices=("", *corpora.UDHR_LANGUAGES)),  # the language weighted 4x in it
     Field("mix_vocab", 4096, "mixv", choices=(1024, 2048, 4096, 8192)),
     Field("beyond_part", "superword", "part", choices=("superword", "parity", "optimal")),  # the Beyond greedy page
     Field("beyond_t", 70, "t", choices=tuple(range(0, 101, 5))),  # SuperBPE's transition, % of the merges
@@ -117,6 +130,12 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("opt_text", "abc abd abe bc bd be", "words"),
     Field("opt_merges", 3, "n", low=1, high=10),
     Field("sentence", "o gato subiu no", "s"),
+    Field("chart_corpus", "english", "chart", choices=("english", "lesson", *corpora.CORPORA)),  # the Charts page
+    Field("inspect_tok", "cl100k_base", "itok", choices=INSPECTED),  # the Inspect page's tokenizer
+    *(Field(f"cmp_{side}_{part}", default, f"{side}{part}", choices=choices)  # the Rules page's Run A and Run B
+      for side, tie in (("a", "first"), ("b", "smallest"))
+      for part, default, choices in (("dialect", "sidebar", ("sidebar", *rules.DIALECTS)), ("tie", tie, bpeviz.TIE_BREAKS),
+                                     ("count", "overlapping", tuple(rules.COUNT_RULES)))),
     Field("trace_step", MAX_STEP, low=0, high=MAX_STEP),  # a new sentence shows its whole trace; First steps back
     Field("speed", 1.0, choices=SPEEDS),
     Field("classroom", False, "big"),
@@ -241,7 +260,8 @@ def sync_url() -> None:
         too_long = field.key == "pasted" and len(str(value)) > MAX_URL_TEXT
         if too_long or (field.key == "custom_pattern" and lesson["pretokenizer"] != CUSTOM):
             continue
-        params[field.url] = str(int(value)) if isinstance(value, bool) else str(value)
+        params[field.url] = str(int(value)) if isinstance(value, bool) else ",".join(value) if isinstance(value, list) \
+            else str(value)
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
 

@@ -368,6 +368,28 @@ def test_the_rules_page_compares_two_rule_sets_and_checks_a_table():
     assert any("split" in plain(i.value) for i in at.info)
 
 
+def test_every_pages_choices_survive_another_page_and_travel_in_the_address_and_the_lesson_file():
+    at = new_app()
+    at.switch_page("bpeviz/app/pages/rules.py").run()
+    at.selectbox(key="cmp_b_count").set_value("nonoverlapping").run()
+    at.switch_page("bpeviz/app/pages/train.py").run()
+    at.switch_page("bpeviz/app/pages/rules.py").run()
+    assert at.selectbox(key="cmp_b_count").value == "nonoverlapping"  # Run B was reset after another page
+    at.switch_page("bpeviz/app/pages/languages.py").run(timeout=300)
+    at.radio(key="_w_mix").set_value("custom").run(timeout=300)
+    at.multiselect(key="_w_mix_custom").set_value(["pt", "hi"]).run(timeout=300)
+    assert at.query_params["langs"] == "pt,hi" and at.query_params["bcount"] == "nonoverlapping"
+    from bpeviz.app.state import DEFAULTS  # the lesson file's fields (state.values())
+
+    assert {"mix_custom", "mix_heavy", "cmp_b_count", "cmp_a_dialect", "chart_corpus", "inspect_tok"} <= set(DEFAULTS)
+    shared = new_app()  # a shared link opens on the same custom mix, not on "Pick at least one language"
+    for name, value in (("mix", "custom"), ("langs", "pt,hi"), ("itok", "gpt2"), ("chart", "python")):
+        shared.query_params[name] = value
+    shared.switch_page("bpeviz/app/pages/languages.py").run(timeout=300)
+    assert shared.session_state["mix_custom"] == ["pt", "hi"] and not any("Pick at least" in i.value for i in shared.info)
+    assert (shared.session_state["inspect_tok"], shared.session_state["chart_corpus"]) == ("gpt2", "python")
+
+
 def test_choosing_a_dialect_sets_its_rules_and_a_hand_change_leaves_it():
     at = new_app().run()
     at.selectbox(key="dialect").set_value("hf").run()

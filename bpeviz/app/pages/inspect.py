@@ -17,9 +17,8 @@ from bpeviz.data import corpora
 from bpeviz.lessons import inspect, mix, render, sources
 from bpeviz.pretrained.encodings import ENCODINGS
 
-LESSON = "lesson"
-REAL = ("gpt2", "cl100k_base", "o200k_base", "qwen3.6", "deepseek-v4")
-CHOICES = (LESSON, *REAL)
+CHOICES = state.INSPECTED  # the lesson's own tokenizer, then the real ones (kept in the address as itok=)
+LESSON, REAL = CHOICES[0], CHOICES[1:]
 EXTRA = ("prose-en", "python")  # categories beside the UDHR languages
 CATEGORIES = (*corpora.UDHR_LANGUAGES, *EXTRA)
 DEFAULT_CATEGORIES = ["en", "pt", "es", "fr", "de", "ru", "zh", "python"]

@@ -434,3 +434,15 @@ def test_beyond_greedy_in_the_browser(app_url, page):
     assert "my own words" in page.inner_text('[data-testid="stMain"]')
     assert_no_errors(page)
     shot(page, "beyond-optimal")
+
+
+def test_a_too_big_upload_says_why_in_words_not_only_a_red_chip(app_url, page, tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b"x" * 21_000_000)  # over the Files page's 20 MB
+    open_app(page, app_url, "/files?lang=pt")
+    page.locator('[data-testid="stMain"] [data-testid="stFileUploader"] input[type=file]').first.set_input_files(big)
+    reason = page.locator('[data-testid="stMain"] [data-testid="stFileChip"] [role="alert"]').first
+    reason.wait_for(state="visible", timeout=30_000)
+    box = reason.bounding_box()
+    assert box and box["width"] > 100 and box["height"] > 8  # drawn, not kept for screen readers only
+    assert "O arquivo deve ter no máximo 20" in reason.inner_text()

@@ -1,4 +1,4 @@
-// The live class's teacher key, kept in this browser: a reload (F5, a laptop that slept) gives the class back.
+// A teacher's key to a live class, kept in this browser: a reload (F5, a laptop that slept) gives the class back.
 // The server sends {store: {code, secret}} while this browser teaches and {forget: true} once the class ends;
 // on a page with neither, a key kept here is sent back once, for the server to check against its rooms.
 const KEY = "bpeviz-live-teacher";

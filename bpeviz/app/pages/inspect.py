@@ -10,18 +10,15 @@ import pandas as pd
 import streamlit as st
 
 import bpeviz
-from bpeviz.app import runs, sidebar, state, views
+from bpeviz.app import inspecting, runs, sidebar, state, views
 from bpeviz.app.i18n import bound, error_text, num, t
 from bpeviz.core.records import to_bytes
-from bpeviz.data import corpora
 from bpeviz.lessons import inspect, mix, render, sources
 from bpeviz.pretrained.encodings import ENCODINGS
 
 CHOICES = state.INSPECTED  # the lesson's own tokenizer, then the real ones (kept in the address as itok=)
 LESSON, REAL = CHOICES[0], CHOICES[1:]
-EXTRA = ("prose-en", "python")  # categories beside the UDHR languages
-CATEGORIES = (*corpora.UDHR_LANGUAGES, *EXTRA)
-DEFAULT_CATEGORIES = ["en", "pt", "es", "fr", "de", "ru", "zh", "python"]
+EXTRA, CATEGORIES, DEFAULT_CATEGORIES = inspecting.EXTRA, inspecting.CATEGORIES, list(inspecting.DEFAULT_CATEGORIES)
 MERGE_CHOICES = (500, 1000, 2000, 4000)
 KNOWN_MIXES = {"en 1 : pt 1": {"en": 1, "pt": 1}, "en 3 : pt 1": {"en": 3, "pt": 1},
                "en 1 : ru 2 : fr 1": {"en": 1, "ru": 2, "fr": 1}}
@@ -30,14 +27,6 @@ NUMBERS = 10_000  # the number lab draws 0 .. 9 999
 
 def category_label(code: str, language: str | None = None) -> str:
     return t(f"inspect_cat_{code}", language) if code in EXTRA else t(f"udhr_{code}", language)
-
-
-def sample(code: str) -> str:
-    if code == "prose-en":
-        return corpora.corpus_text("english")[:60_000]
-    if code == "python":
-        return corpora.corpus_text("python")[:60_000]
-    return corpora.corpus_text(f"udhr-{code}")
 
 
 def chosen_tokenizer() -> tuple[str, object] | None:
@@ -53,12 +42,6 @@ def chosen_tokenizer() -> tuple[str, object] | None:
         st.info(t("inspect_needs_bytes"))
         return None
     return f"lesson-{sources.digest(lesson.source)}-{hash(lesson.settings)}", tok
-
-
-@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def mixture(key: str, categories: tuple[str, ...], n_merges: int, _tok: object) -> tuple[dict, str, int]:
-    found = inspect.infer_mixture(_tok, {code: sample(code) for code in categories}, n_merges=n_merges)
-    return dict(found), found.outcome, found.merges_used
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -94,7 +77,7 @@ def mixture_section(key: str, tok: object) -> None:
         return
     with st.spinner(t("inspect_working")):
         try:
-            weights, outcome, used = mixture(key, tuple(picked), int(n), tok)
+            weights, outcome, used = inspecting.mixture(key, tuple(picked), int(n), tok)
         except ValueError as exc:
             st.error(render.md(error_text(exc)))
             return
@@ -110,21 +93,11 @@ def mixture_section(key: str, tok: object) -> None:
         st.caption(t("inspect_known_caption"))
 
 
-@st.cache_data(max_entries=8, ttl=3600, show_spinner=False)
-def junk(key: str, _tok: object) -> tuple[list[int], int, list[int], int]:
-    """Unreachable ids, the number of merged tokens, the merged ids the shipped corpora never make, tokens no merge makes."""
-    tok = inspect.as_tokenizer(_tok)
-    merged = [tok.file_ids[m.id] if tok.file_ids else m.id for m in tok.merges]
-    text = "\n".join(corpora.corpus_text(k) for k in ("english", "portuguese", "python"))
-    text += "\n".join(corpora.corpus_text(f"udhr-{code}") for code in corpora.UDHR_LANGUAGES)
-    return inspect.unreachable(tok), len(merged), inspect.never_emitted(_tok, text, merged), inspect.not_merges(tok)
-
-
 def junk_section(key: str, tok: object) -> None:
     st.subheader(t("inspect_junk_title"))
     st.caption(t("inspect_junk_caption"))
     with st.spinner(t("inspect_working")):
-        unreachable, n_merged, unused, whole_only = junk(key, tok)
+        unreachable, n_merged, unused, whole_only = inspecting.junk(key, tok)
     if whole_only:
         st.caption(t("inspect_not_merges", n=whole_only))
     row = st.container(horizontal=True)  # wraps on a narrow screen or in classroom mode: no label is cut
@@ -182,7 +155,10 @@ def number_heatmap(name: str) -> alt.Chart:
 st.title(t("inspect_title"))
 st.caption(t("inspect_caption"))
 picked_tok = chosen_tokenizer()
+mix_slot = st.container()  # first on the page, drawn last: the quick sections show while the mix is inferred
 if picked_tok is not None:
-    mixture_section(*picked_tok)
     junk_section(*picked_tok)
 number_section()
+if picked_tok is not None:
+    with mix_slot:
+        mixture_section(*picked_tok)

@@ -197,6 +197,12 @@ def corpus_picker() -> Lesson:
     return lesson
 
 
+def use_bytes(reason_key: str) -> None:
+    """A button's action: the lesson at level bytes (a bigger vocabulary if it had no room), said in a notice."""
+    _set("level", "bytes", t(reason_key))
+    _on_level_change()
+
+
 def _force_bytes(source: sources.CorpusSource | None) -> bool:
     """Level bytes is the only choice for this source: switch to it (and say so)."""
     if source is None or not sources.needs_bytes(source):

@@ -113,9 +113,10 @@ def chart(spec: alt.TopLevelMixin, **kwargs) -> None:
     if lang() in NUMBER_LOCALES:  # the axes, labels and tooltips write numbers as the interface language does
         spec = with_locale(spec, NUMBER_LOCALES[lang()])
     legend: dict = {"labelLimit": 0, "columns": LEGEND_COLUMNS}  # a legend's own columns= wins (the 26 languages)
-    if big:
-        legend.update(labelFontSize=18, titleFontSize=18, columns=1)
-        spec = spec.configure_axis(labelFontSize=18, titleFontSize=18).configure_text(fontSize=18)
+    if big:  # large and black: the theme's grey text is 3.7:1 on white, too faint on a projector
+        legend.update(labelFontSize=18, titleFontSize=18, columns=1, labelColor="#000", titleColor="#000")
+        spec = spec.configure_axis(labelFontSize=18, titleFontSize=18, labelColor="#000", titleColor="#000")
+        spec = spec.configure_text(fontSize=18)
     st.altair_chart(spec.configure_legend(**legend), width="stretch", **kwargs)
 
 

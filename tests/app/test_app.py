@@ -809,3 +809,13 @@ def test_the_graft_page_shows_what_new_merges_buy_and_keeps_english():
     at.session_state["lang"] = "pt"
     at.run(timeout=120)
     assert any("numerados a partir de 50.257" in c.value or "numerados a partir de 50,257" in c.value for c in at.caption)
+
+
+def test_inspect_offers_to_train_the_default_lesson_on_bytes_and_then_reads_it():
+    at = new_app(inspect_tok="lesson")
+    at.switch_page("bpeviz/app/pages/inspect.py").run(timeout=300)
+    assert any("byte-level" in i.value for i in at.info)  # the toy lesson trains on characters
+    at.button(key="inspect_use_bytes").click().run(timeout=300)
+    assert at.session_state["level"] == "bytes" and at.session_state["vocab_size"] > 256
+    assert_clean(at)
+    assert not any("byte-level BPE tokenizers" in i.value for i in at.info) and at.metric  # read: its merged tokens

@@ -100,3 +100,14 @@ def test_every_part_in_portuguese(part):
     assert at.title[0].value == "Além do BPE guloso"
     text = page_text(at)
     assert {fragment: key for fragment, key in english_fragments().items() if fragment in text} == {}
+
+
+def test_when_plain_bpe_wins_on_a_small_corpus_the_page_says_why():
+    toy = open_page()  # the toy corpus: eight sentences
+    shown = metrics(toy)
+    assert float(shown["BPE"]) > float(shown["SuperBPE"])
+    assert any("plain BPE packs as many bytes per token as SuperBPE" in i.value for i in toy.info)
+    prose = open_page(corpus="english", vocab_size=1024, level="bytes")  # where the paper's result shows
+    shown = metrics(prose)
+    assert float(shown["SuperBPE"]) > float(shown["BPE"])
+    assert not any("plain BPE packs" in i.value for i in prose.info)

@@ -9,6 +9,13 @@ PLAYER_PAGES = {"", "/encode", "/algorithms"}  # their step buttons must be on s
 LEGEND_PAGES = {"/charts", "/languages"}  # their charts' legends must be drawn before they are measured
 TABLE_CELL_SIZES = """[...document.querySelectorAll('[data-testid="stTable"] td')].slice(0, 50)
                       .map(td => parseFloat(getComputedStyle(td).fontSize))"""
+FAINT_CHART_TEXT = """() => [...document.querySelectorAll(
+    ['.role-axis-label text', '.role-axis-title text', '.role-legend-label text'].map(s => '.vega-embed svg ' + s).join(', '))]
+  .map(t => getComputedStyle(t).fill).filter(fill => {
+    const [r, g, b] = (fill.match(/[0-9.]+/g) || [0, 0, 0]).map(Number).map(c => c / 255)
+      .map(c => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05) < 4.5;  // contrast with white under 4.5:1
+  })"""
 CAPTION_SIZE = "parseFloat(getComputedStyle(document.querySelector('[data-testid=\"stCaptionContainer\"] p')).fontSize)"
 
 
@@ -34,6 +41,7 @@ def test_no_control_is_cut_at_projector_sizes(browser, app_url, size, lang):
             assert truncated_controls(page) == [], (path, size, lang)
             assert cut_chart_labels(page) == [], (path, size, lang)  # issue 27.3: legends cut on the projector
             assert broken_headers(page) == [], (path, size, lang)  # issue 45.6: "pala|vras", "vocabul|ário"
+            assert page.evaluate(FAINT_CHART_TEXT) == [], (path, size, lang)  # issue 45.10: grey chart text, 3.7:1
             # issue 27.9: no canvas table (its 13 px type does not grow); the HTML tables' cells are large
             assert page.locator('[data-testid="stDataFrame"]').count() == 0, path
             cells = page.evaluate(TABLE_CELL_SIZES)

@@ -126,10 +126,12 @@ def superword_part(lesson: sidebar.Lesson) -> None:
                  words=num(transition - plain.n_base, ",")))
     st.markdown(f"**{t('beyond_bpt')}**")
     row = st.container(horizontal=True)
+    bpt = {}
     for name, tok in (("bpe", plain), ("superbpe", superbpe), ("boundless", boundless)):
-        n = len(tok.encode_ordinary(held))
-        row.metric(t(f"beyond_alg_{name}"), num(metrics.bytes_per_token(held, n), ",.2f"), width="content",
-                   help=t("beyond_bpt_help"))
+        bpt[name] = metrics.bytes_per_token(held, len(tok.encode_ordinary(held)))
+        row.metric(t(f"beyond_alg_{name}"), num(bpt[name], ",.2f"), width="content", help=t("beyond_bpt_help"))
+    if bpt["bpe"] >= bpt["superbpe"]:  # on a small corpus: say why, rather than let the chart look wrong
+        st.info(t("beyond_plain_wins", words=num(transition - plain.n_base, ",")))
     curves_chart({name: curve(digest, settings, name, transition if name == "superbpe" else None, held, train)
                   for name in ("bpe", "superbpe", "boundless")}, transition)
     st.caption(t("beyond_curve_caption", chars=num(MAX_BOUNDLESS_TEXT, ",")))

@@ -40,6 +40,8 @@ def chosen_tokenizer() -> tuple[str, object] | None:
         return None
     if not isinstance(tok, bpeviz.Tokenizer) or tok.level != "bytes":
         st.info(t("inspect_needs_bytes"))
+        if isinstance(tok, bpeviz.Tokenizer):  # the default lesson trains on characters: one click retrains it on bytes
+            st.button(t("inspect_use_bytes"), key="inspect_use_bytes", on_click=sidebar.use_bytes, args=("why_inspect_bytes",))
         return None
     return f"lesson-{sources.digest(lesson.source)}-{hash(lesson.settings)}", tok
 

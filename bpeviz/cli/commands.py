@@ -69,12 +69,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     except UnicodeDecodeError:
         raise UsageError(f"{args.table} is not UTF-8 text") from None
     verdicts = checker.check_table(checker.parse_table(table, settings.level), _corpus(args.corpus, args), settings)
-    print("\n".join(checker.explain(v) for v in verdicts))
-    bad = next((v for v in verdicts if not v.ok), None)
+    print("\n".join(checker.explain(v, k) for k, v in enumerate(verdicts, start=1)))
+    bad = next(((k, v) for k, v in enumerate(verdicts, start=1) if not v.ok), None)
     if bad is None:
         print(f"bpeviz: all {len(verdicts)} rows are right", file=sys.stderr)
         return 0
-    print(f"bpeviz: line {bad.row.line} is {bad.status}", file=sys.stderr)
+    print(f"bpeviz: {checker.where(bad[1], bad[0])} is {bad[1].status}", file=sys.stderr)
     return 1
 
 

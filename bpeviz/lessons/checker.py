@@ -168,15 +168,20 @@ def check_trace(rows: list[Row], tok: Tokenizer, sentence: str) -> list[Verdict]
     return verdicts
 
 
-def explain(v: Verdict) -> str:
-    """A verdict in one plain English line."""
+def where(v: Verdict, merge: int | None = None) -> str:
+    """"merge 5 (line 6)": the merge's number is the same wherever the table is written; its line, where it is."""
+    return f"merge {merge} (line {v.row.line})" if merge else f"line {v.row.line}"
+
+
+def explain(v: Verdict, merge: int | None = None) -> str:
+    """A verdict in one plain English line, led by where it is (merge, the row's number among the merges)."""
     pair = f"{render.show(v.row.left)} + {render.show(v.row.right)}"
     best = f"{render.show(v.best[0])} + {render.show(v.best[1])} ({v.best[2]})" if v.best else "no pair"
-    text = {
-        "right": f"line {v.row.line}: {pair} — right ({v.count})",
-        "tie": f"line {v.row.line}: {pair} — right, a tie at {v.count}: the rule would take {best}",
-        "wrong": f"line {v.row.line}: {pair} — wrong: {best} is more frequent than {pair} ({v.count})",
-        "impossible": f"line {v.row.line}: {pair} — impossible: it does not occur at this step; the rule takes {best}",
+    text = where(v, merge) + {
+        "right": f": {pair} — right ({v.count})",
+        "tie": f": {pair} — right, a tie at {v.count}: the rule would take {best}",
+        "wrong": f": {pair} — wrong: {best} is more frequent than {pair} ({v.count})",
+        "impossible": f": {pair} — impossible: it does not occur at this step; the rule takes {best}",
     }[v.status]
     if v.count_written_wrong:
         text += f"; the count written is {v.row.count}, it is {v.count}"

@@ -256,8 +256,8 @@ def test_streamlits_own_texts_speak_portuguese_and_english_again(app_url, page):
 
 
 def test_the_rules_page_in_english_and_portuguese(app_url, page):
-    for lang, example, verdict in (("en", "Example: a mistake at step 5", "Line 5 is wrong"),
-                                   ("pt", "Exemplo: um erro no passo 5", "Linha 5: errado")):
+    for lang, example, verdict in (("en", "Example: a mistake at step 5", "Merge 5 (line 5) is wrong"),
+                                   ("pt", "Exemplo: um erro no passo 5", "Fusão 5 (linha 5): errado")):
         open_app(page, app_url, f"/rules?lang={lang}")
         wait_text(page, "Merge 3:" if lang == "en" else "Fusão 3:")
         page.get_by_role("button", name=example).click()

@@ -105,7 +105,8 @@ def test_check_says_right_wrong_or_bad_input_by_exit_code(toy_file, tmp_path):
     ties = run("check", str(tables / "toy_ties.txt"), "--corpus", str(toy_file), "--lines")
     assert ties.returncode == 0 and "a tie at" in ties.stdout
     wrong = run("check", str(tables / "toy_wrong.txt"), "--corpus", str(toy_file), "--lines")
-    assert wrong.returncode == 1 and "line 6: d + o — wrong" in wrong.stdout and "line 6 is wrong" in wrong.stderr
+    assert wrong.returncode == 1 and "merge 5 (line 6): d + o — wrong" in wrong.stdout  # the app's box says merge 5 too
+    assert "merge 5 (line 6) is wrong" in wrong.stderr
     (tmp_path / "t.csv").write_text("left,right,count\n␣,n,7\n n,o,7\n")
     assert run("check", str(tmp_path / "t.csv"), "--corpus", str(toy_file), "--lines", "--level", "chars").returncode == 0
     (tmp_path / "bad.txt").write_text("this is not a table\n")

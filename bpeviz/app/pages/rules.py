@@ -76,7 +76,10 @@ def divergence_sentence(d: compare.Divergence, a: Settings, b: Settings) -> str:
         return t("cmp_same", n=d.agree_before)
     # the pairs exist once a step differs
     pa, pb = (render.code(f"{x} + {y}") for x, y in (d.pair_a, d.pair_b))  # type: ignore[misc]
-    why = t(f"cmp_why_{d.kind}", pa=pa, pb=pb, ca=d.counts_a[0], cb=d.counts_a[1], da=d.counts_b[0], db=d.counts_b[1],
+    # the pair whose count the two runs see most differently: what the difference in splitting did
+    (ca, da), (cb, db) = (d.counts_a[0], d.counts_b[0]), (d.counts_a[1], d.counts_b[1])
+    pair, in_a, in_b = (pa, ca, da) if abs(ca - da) >= abs(cb - db) else (pb, cb, db)
+    why = t(f"cmp_why_{d.kind}", pa=pa, pb=pb, ca=ca, cb=cb, da=da, db=db, pair=pair, in_a=in_a, in_b=in_b,
             rule_a=render.code(tie_name(a.tie_break)), rule_b=render.code(tie_name(b.tie_break)),
             count_a=t(f"count_{a.count_rule}"), count_b=t(f"count_{b.count_rule}"), split_a=render.code(a.pretokenizer),
             split_b=render.code(b.pretokenizer), level_a=t(f"level_{a.level}"), level_b=t(f"level_{b.level}"))
@@ -172,11 +175,11 @@ def checker_section(lesson: sidebar.Lesson) -> None:
     except ValueError as exc:
         st.error(render.md(error_text(exc)))
         return
-    bad = next((v for v in verdicts if not v.ok), None)
+    bad = next(((k, v) for k, v in enumerate(verdicts, start=1) if not v.ok), None)
     if bad is None:
         st.success(t("check_all_right", n=len(verdicts)))
-    else:
-        st.error(t("check_first_bad", line=bad.row.line, status=t("verdict_" + bad.status)))
+    else:  # the merge's number, as `bpeviz check` says it: a box and a file may number their lines differently
+        st.error(t("check_first_bad", merge=bad[0], line=bad[1].row.line, status=t("verdict_" + bad[1].status)))
     views.table(verdict_rows(verdicts))
     last = verdicts[-1]
     if last.status == "impossible" and last.best:

@@ -179,6 +179,13 @@ def _add_corpus(sub) -> None:
     c.set_defaults(run=commands.cmd_corpus)
 
 
+def _add_handout(sub) -> None:
+    h = sub.add_parser("handout", help="a lesson file saved by the app, as a printable page (merge table, corpus, trace)")
+    h.add_argument("lesson", help="the lesson file (the app's Lesson snapshot → Download)")
+    _add_output(h, "the HTML file (default: stdout)")
+    h.set_defaults(run=commands.cmd_handout)
+
+
 def _add_app(sub) -> None:
     """Listed in --help; main() hands `bpeviz app ...` to Streamlit before parsing (its options are Streamlit's)."""
     sub.add_parser("app", add_help=False, help="serve the app in a browser (bpeviz app --help: the options of streamlit run)")
@@ -197,5 +204,6 @@ def parser() -> argparse.ArgumentParser:
     _add_infer_mix(sub)
     _add_audit(sub)
     _add_corpus(sub)
+    _add_handout(sub)
     _add_app(sub)
     return p

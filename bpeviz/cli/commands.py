@@ -12,7 +12,7 @@ from typing import Any
 from bpeviz import engine, formats
 from bpeviz.counting import blocks
 from bpeviz.data import corpora
-from bpeviz.lessons import render
+from bpeviz.lessons import render, sources
 from bpeviz.models.base import TokenizerBase
 from bpeviz.models.bpe import Tokenizer
 from bpeviz.models.unigram import UnigramTokenizer
@@ -290,6 +290,31 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.output:
         write_atomic(args.output, tok.save)
         print(f"bpeviz: saved {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_handout(args: argparse.Namespace) -> int:
+    """A lesson file the app saved, as one printable HTML page: its merge table, corpus and sentence's trace."""
+    from bpeviz.lessons import handout, lesson_file
+
+    if not Path(args.lesson).is_file():
+        raise UsageError(f"no such file: {args.lesson}")
+    if args.output:
+        check_output(args.output, force=args.force, inputs=[args.lesson])
+    lesson = lesson_file.read(Path(args.lesson))
+    tok, docs = lesson_file.train(lesson)
+    source = lesson_file.source_of(lesson)
+    name = corpora.CORPORA[source.key].label if isinstance(source, sources.Shipped) else "pasted text"
+    try:
+        step = int(lesson.get("step", 0))
+    except (TypeError, ValueError):
+        step = 0  # as the app reads a bad step: from the start
+    page = handout.page(tok, docs, step=step, sentence=str(lesson.get("sentence", "")), corpus_name=name)
+    if not args.output:
+        sys.stdout.write(page)
+        return 0
+    write_bytes(args.output, page.encode("utf-8"))
+    print(f"bpeviz: wrote {args.output} (print it from a browser)", file=sys.stderr)
     return 0
 
 

@@ -28,11 +28,10 @@ from bpeviz.app import texts
 from bpeviz.core.errors import BpevizError
 from bpeviz.core.records import Corpus
 from bpeviz.lessons import compare, steps
+from bpeviz.lessons import lesson_file as lessons
 from bpeviz.models.base import TokenizerBase
 from bpeviz.models.bpe import Tokenizer
 from bpeviz.trainers.bpe import corpus_documents, corpus_words, replay_on
-
-from . import lessons
 
 RECORD_TOP = 12  # best pairs per step the chart shows (the app's runs.RECORD_TOP)
 MARKER = "export default function (component)"

@@ -271,3 +271,13 @@ def test_the_player_writes_numbers_as_portuguese_does(app_url, page):
     assert "3,05" in metrics and "3.05" not in metrics
     open_app(page, app_url, "/?lang=pt&src=gpt2&vocab=50256&step=0")
     wait_text(page, "0 / 50.000", timeout=120_000)
+
+
+def test_the_printable_handout_downloads_in_the_interface_language(app_url, page):
+    open_app(page, app_url, "/?lang=pt&step=7")
+    page.wait_for_selector('[data-testid="bpe-counter"]')
+    with page.expect_download(timeout=60_000) as caught:
+        page.get_by_role("button", name="Folha para imprimir").click()
+    html = open(caught.value.path(), encoding="utf-8").read()
+    assert "A tabela de fusões" in html and "O corpus depois de 7 fusões" in html and "Codificando “o gato subiu no”" in html
+    assert html.count("<tr><td>") >= 7 and "<script" not in html

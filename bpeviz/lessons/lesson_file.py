@@ -1,4 +1,4 @@
-"""The app's lesson file, read and written without Streamlit: a notebook opens what the app saved, and back.
+"""The app's lesson file without Streamlit: a notebook opens what the app saved, and back; `bpeviz handout` prints it.
 
 A lesson is {"format": "bpeviz-lesson", "version": 1, "lesson": {...}}: the source (a shipped corpus or pasted
 text), the settings and the step, under the app's own keys (app/state.py FIELDS). Only what a notebook can rebuild

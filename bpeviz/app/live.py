@@ -233,7 +233,7 @@ def catch_up(page_files: dict) -> None:
 def follow_fragment(code: str, following: bool) -> None:
     """Once a second: a run of the whole page when the teacher's lesson moved; the vote."""
     try:
-        version, lesson, n = rooms().follow(code)
+        version, lesson, n = rooms().follow(code, student_id())  # the poll keeps this student's seat
     except BpevizError as exc:
         class_gone(code, exc)
         return

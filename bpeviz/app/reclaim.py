@@ -1,12 +1,15 @@
-"""A teacher's class survives a reload: the browser keeps the class's key (assets/keeper.js) and gives it back.
+"""A class survives a reload: the browser keeps the teacher's key and a student's id (assets/keeper.js) and gives them back.
 
-Session state dies with the browser tab's connection; the room does not (rooms.py keeps it for an idle hour).
+Session state dies with the browser tab's connection; the room does not (rooms.py keeps it for two idle hours).
 While a session teaches, its browser stores the code and the secret in localStorage; a new session in the
-same browser sends them once, and the server hands the class back if that room still has that secret.
+same browser sends them once, and the server hands the class back if that room still has that secret. A student's
+id is kept the same way: a reload keeps their seat and their vote (one per person, not per visit).
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
 from functools import cache
 
 import streamlit as st
@@ -16,6 +19,8 @@ from bpeviz.core.errors import BpevizError
 from . import live, state, style
 from .i18n import t
 
+STUDENT_ID = re.compile(r"[A-Za-z0-9_-]{8,32}")  # as live.student_id draws them (secrets.token_urlsafe)
+
 
 @cache
 def _component():
@@ -23,12 +28,25 @@ def _component():
 
 
 def _found() -> None:
-    """The browser gave back a kept key: teach that class again if it is still open with that secret."""
+    """The browser gave back what it kept: a teacher's class (if that room still has that key), a student's seat."""
     ss = st.session_state
-    kept = (ss.get("live_keeper") or {}).get("found") or {}
-    if live.teaching() is not None or live.student_code() or not isinstance(kept, dict):
+    kept = (ss.get("live_keeper") or {}).get("found")
+    if not isinstance(kept, dict) or live.teaching() is not None:
         return
-    code, secret = str(kept.get("code", ""))[:16], str(kept.get("secret", ""))[:64]
+    student = kept.get("student")
+    if live.student_code():
+        if isinstance(student, str) and STUDENT_ID.fullmatch(student) and student != ss.get("live_student"):
+            with contextlib.suppress(BpevizError):  # the seat this visit's first run took is given back
+                live.rooms().leave(live.student_code(), str(ss.get("live_student", "")))
+            ss["live_student"] = student  # the same seat and the same ballot as before the reload
+        return
+    teacher = kept.get("teacher")
+    if isinstance(teacher, dict):
+        _reclaim(str(teacher.get("code", ""))[:16], str(teacher.get("secret", ""))[:64])
+
+
+def _reclaim(code: str, secret: str) -> None:
+    ss = st.session_state
     try:
         live.rooms().teacher_here(code, secret)
     except BpevizError:
@@ -47,4 +65,6 @@ def keeper() -> None:
         data["store"] = {"code": found[0], "secret": found[1]}
     elif ss.pop("_live_forget", False):
         data["forget"] = True
+    if live.student_code() and found is None:
+        data["student"] = live.student_id()
     _component()(key="live_keeper", data=data, default={"found": None}, on_found_change=_found)

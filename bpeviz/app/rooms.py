@@ -22,6 +22,7 @@ CODE_LENGTH = 5
 MAX_ROOMS = 30
 MAX_STUDENTS = 60
 IDLE_SECONDS = 2 * 3600.0  # a room whose teacher has done nothing for this long is gone
+STUDENT_IDLE_SECONDS = 30.0  # a student's page silent this long (closed, asleep) frees its seat; it comes back on return
 TEACHER_AWAY_SECONDS = 10.0  # no answer from the teacher's page this long: students are told it is away
 MAX_NICKNAME = 24
 MAX_LESSON_BYTES = 200_000  # what a room keeps of the teacher's lesson values
@@ -66,6 +67,7 @@ class Room:
     touched: float = 0.0
     teacher_seen: float = 0.0  # the last time the teacher's page answered (its banner polls every 2 s)
     students: dict[str, str] = field(default_factory=dict)  # student id -> nickname
+    seen: dict[str, float] = field(default_factory=dict)  # student id -> their page's last poll (once a second)
     vote: Vote | None = None
 
 
@@ -123,21 +125,35 @@ class Rooms:
             room = self._teacher(code, secret)
             del self._rooms[room.code]
 
+    def _active(self, room: Room) -> list[str]:
+        """The students whose page polled lately: the seats taken."""
+        now = self.clock()
+        return [s for s in room.students if now - room.seen.get(s, 0.0) <= STUDENT_IDLE_SECONDS]
+
     def join(self, code: str, student: str, nickname: str = "") -> int:
-        """Let a student in (again); returns how many students the room has. BpevizError for a wrong code or a full room."""
+        """Let a student in (again); returns how many seats are taken. BpevizError for a wrong code or a full room.
+
+        A seat is a student id (kept in the browser: a reload keeps it); a page silent for STUDENT_IDLE_SECONDS frees it.
+        """
         with self._lock:
             room = self._get(code)
-            if student not in room.students and len(room.students) >= self.max_students:
+            active = self._active(room)
+            if student not in active and len(active) >= self.max_students:
                 raise BpevizError("class_full", f"This class has {self.max_students} students already, the most a class "
                                   "takes.", cap=self.max_students)
-            room.students[student] = clean_nickname(nickname)
-            return len(room.students)
+            room.students[student], room.seen[student] = clean_nickname(nickname), self.clock()
+            if len(room.students) > 4 * self.max_students:  # idle seats kept for a return, but not without end
+                for gone in sorted(room.students, key=lambda s: room.seen.get(s, 0.0))[:len(room.students) - self.max_students]:
+                    room.students.pop(gone, None)
+                    room.seen.pop(gone, None)
+            return len(self._active(room))
 
     def leave(self, code: str, student: str) -> None:
         with self._lock:
             room = self._rooms.get(clean_code(code))
             if room is not None:
                 room.students.pop(student, None)
+                room.seen.pop(student, None)
                 if room.vote is not None:
                     room.vote.ballots.pop(student, None)
 
@@ -168,13 +184,20 @@ class Rooms:
     def nicknames(self, code: str, secret: str) -> list[str]:
         """The nicknames students gave, sorted, for their teacher only (a student without one is not listed)."""
         with self._lock:
-            return sorted(name for name in self._teacher(code, secret).students.values() if name)
+            room = self._teacher(code, secret)
+            return sorted(name for s in self._active(room) if (name := room.students[s]))
 
-    def follow(self, code: str) -> tuple[int, dict, int]:
-        """What a student's page follows: (version, the teacher's lesson values, how many students)."""
+    def follow(self, code: str, student: str | None = None) -> tuple[int, dict, int]:
+        """What a student's page follows: (version, the teacher's lesson values, how many seats are taken).
+
+        A student's poll keeps its seat (a student back after a sleep has it again if there is room).
+        """
         with self._lock:
             room = self._get(code)
-            return room.version, dict(room.lesson), len(room.students)
+            active = self._active(room)
+            if student is not None and student in room.students and (student in active or len(active) < self.max_students):
+                room.seen[student] = self.clock()
+            return room.version, dict(room.lesson), len(self._active(room))
 
     def open_vote(self, code: str, secret: str, kind: str, step: int, options: list[str], right: list[str]) -> None:
         """Ask the class; a new vote replaces the one before."""

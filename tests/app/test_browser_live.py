@@ -69,6 +69,13 @@ def test_a_teacher_and_three_students(browser, app_url):
             options.nth(k % options.count()).click()
             wait_text(student, "counted" if k < 2 else "contado", timeout=30_000)
         wait_text(teacher, "3 votes so far", timeout=30_000)
+        students[1].reload()  # a student's F5 keeps their seat and their vote (the browser keeps their id)
+        wait_text(students[1], "Your vote is counted", timeout=60_000)
+        options = students[1].locator('[data-testid="stMain"] [role="radiogroup"]').first.locator("label")
+        options.nth(3).click()  # and a change replaces it
+        wait_text(students[1], "Your vote is counted", timeout=30_000)
+        wait_text(teacher, "3 votes so far", timeout=30_000)
+        wait_text(teacher, "3 students have joined", timeout=30_000)  # one seat each, not a fourth
         for page in (teacher, *students):  # the answer is hidden everywhere: no pair counts, no step past the question
             page.locator('[data-testid="bpe-held"]').first.wait_for(state="visible", timeout=30_000)
             assert page.locator('[data-testid="bpe-chart"]').count() == 0

@@ -130,3 +130,19 @@ def test_students_learn_when_the_teachers_page_is_away_and_the_key_gives_the_cla
     with pytest.raises(BpevizError) as caught:
         rooms.teacher_here(code, secret)  # an ended class is not given back
     assert caught.value.code == "class_unknown"
+
+
+def test_a_silent_page_frees_its_seat_and_a_student_back_takes_it_again():
+    clock = Clock()
+    rooms = Rooms(clock=clock, max_students=2)
+    code, _ = rooms.open()
+    assert rooms.join(code, "ana-000000") == 1 and rooms.join(code, "bia-000000") == 2
+    with pytest.raises(BpevizError):
+        rooms.join(code, "caio-00000")  # full
+    clock.now = rooms_module.STUDENT_IDLE_SECONDS - 1
+    assert rooms.follow(code, "ana-000000")[2] == 2  # Ana's page polls; Bia's tab is closed
+    clock.now = rooms_module.STUDENT_IDLE_SECONDS + 5
+    assert rooms.follow(code, "ana-000000")[2] == 1  # Bia's seat is free again
+    assert rooms.join(code, "caio-00000") == 2  # and Caio takes it
+    assert rooms.follow(code, "bia-000000")[2] == 2  # Bia back from a sleep: no seat while the class is full
+    assert rooms.join(code, "ana-000000", "Ana") == 2  # a reload with the browser's kept id: the same seat, not a third

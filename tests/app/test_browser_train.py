@@ -1,5 +1,7 @@
 """The training page in a real Chromium."""
 
+from pathlib import Path
+
 from browser_helpers import assert_no_errors, open_app, wait_idle, wait_text
 from conftest import shot
 
@@ -278,6 +280,6 @@ def test_the_printable_handout_downloads_in_the_interface_language(app_url, page
     page.wait_for_selector('[data-testid="bpe-counter"]')
     with page.expect_download(timeout=60_000) as caught:
         page.get_by_role("button", name="Folha para imprimir").click()
-    html = open(caught.value.path(), encoding="utf-8").read()
+    html = Path(caught.value.path()).read_text(encoding="utf-8")
     assert "A tabela de fusões" in html and "O corpus depois de 7 fusões" in html and "Codificando “o gato subiu no”" in html
     assert html.count("<tr><td>") >= 7 and "<script" not in html

@@ -50,7 +50,8 @@ def student_id() -> str:
 
 def _start() -> None:
     try:
-        st.session_state["live_code"], st.session_state["live_secret"] = rooms().open()
+        address = str(getattr(st.context, "ip_address", None) or "")  # None in tests and for some proxies
+        st.session_state["live_code"], st.session_state["live_secret"] = rooms().open(address)
         st.session_state["live_class"] = ""
     except BpevizError as exc:
         state.notify(error_text(exc), "error")

@@ -2,8 +2,8 @@
 
 A plain class with no Streamlit import, kept in memory only (nothing is written to disk) and shared by
 the server's sessions. The teacher holds a secret that alone changes the room; a student holds only an
-id of their own. Rooms expire after IDLE_SECONDS without the teacher; at most MAX_ROOMS rooms and
-MAX_STUDENTS students a room.
+id of their own. Rooms expire after IDLE_SECONDS without the teacher's page (30 minutes); at most MAX_ROOMS rooms,
+OPENS_PER_ADDRESS opened an hour by one address, and MAX_STUDENTS students a room.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and
 CODE_LENGTH = 5
 MAX_ROOMS = 30
 MAX_STUDENTS = 60
-IDLE_SECONDS = 2 * 3600.0  # a room whose teacher has done nothing for this long is gone
+IDLE_SECONDS = 30 * 60.0  # a room whose teacher's page has been silent this long is gone (the page polls every 2 s)
+OPENS_PER_ADDRESS = 5  # classes one address may open an hour: one script cannot fill the server's rooms
+OPEN_WINDOW_SECONDS = 3600.0
 STUDENT_IDLE_SECONDS = 30.0  # a student's page silent this long (closed, asleep) frees its seat; it comes back on return
 TEACHER_AWAY_SECONDS = 10.0  # no answer from the teacher's page this long: students are told it is away
 MAX_NICKNAME = 24
@@ -77,6 +79,7 @@ class Rooms:
     def __init__(self, clock: Callable[[], float] = time.monotonic, max_rooms: int = MAX_ROOMS,
                  max_students: int = MAX_STUDENTS) -> None:
         self._rooms: dict[str, Room] = {}
+        self._opened: dict[str, list[float]] = {}  # address -> when it opened its classes this past hour
         self._lock = threading.Lock()
         self.clock, self.max_rooms, self.max_students = clock, max_rooms, max_students
 
@@ -105,10 +108,18 @@ class Rooms:
         room.touched = room.teacher_seen = self.clock()
         return room
 
-    def open(self) -> tuple[str, str]:
-        """A new room: (its code, the teacher's secret). BpevizError when the server has MAX_ROOMS already."""
+    def open(self, address: str = "") -> tuple[str, str]:
+        """A new room: (its code, the teacher's secret). BpevizError when the server has MAX_ROOMS already, or when
+        `address` (the visitor's, as the server sees it) opened OPENS_PER_ADDRESS this past hour."""
         with self._lock:
             self._expire()
+            now = self.clock()
+            recent = [when for when in self._opened.get(address, []) if now - when < OPEN_WINDOW_SECONDS]
+            if len(recent) >= OPENS_PER_ADDRESS:
+                raise BpevizError("class_too_many_opens", f"This computer has opened {OPENS_PER_ADDRESS} live classes in "
+                                  "the past hour, the most it may; end one or reopen the one you have.", cap=OPENS_PER_ADDRESS)
+            self._opened = {a: w for a, w in self._opened.items() if any(now - t < OPEN_WINDOW_SECONDS for t in w)}
+            self._opened[address] = [*recent, now]
             if len(self._rooms) >= self.max_rooms:
                 raise BpevizError("class_full_server", f"This server already holds {self.max_rooms} live classes; end one "
                                   "or wait until one ends.", cap=self.max_rooms)

@@ -146,3 +146,20 @@ def test_a_silent_page_frees_its_seat_and_a_student_back_takes_it_again():
     assert rooms.join(code, "caio-00000") == 2  # and Caio takes it
     assert rooms.follow(code, "bia-000000")[2] == 2  # Bia back from a sleep: no seat while the class is full
     assert rooms.join(code, "ana-000000", "Ana") == 2  # a reload with the browser's kept id: the same seat, not a third
+
+
+def test_one_address_cannot_fill_the_servers_rooms_and_a_silent_teacher_frees_theirs():
+    clock = Clock()
+    rooms = Rooms(clock=clock)
+    for _ in range(rooms_module.OPENS_PER_ADDRESS):
+        rooms.open("10.0.0.66")
+    with pytest.raises(BpevizError) as caught:
+        rooms.open("10.0.0.66")  # a script opening rooms in a loop
+    assert caught.value.code == "class_too_many_opens"
+    code, secret = rooms.open("10.0.0.7")  # a teacher elsewhere still starts a class
+    clock.now += rooms_module.IDLE_SECONDS - 60
+    rooms.teacher_here(code, secret)  # their page polls
+    clock.now += 120
+    assert len(rooms) == 1  # the script's rooms, their pages silent, are gone; the teacher's stays
+    clock.now += rooms_module.OPEN_WINDOW_SECONDS
+    rooms.open("10.0.0.66")  # an hour later the address may open again

@@ -9,13 +9,11 @@ what the caches bought. Usage: .venv/bin/python bench/first_visits.py [--pages t
 from __future__ import annotations
 
 import argparse
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 
 from common import ROOT, machine
+from load import start_server
 
 sys.path.insert(0, str(ROOT / "tests"))
 from browser_helpers import wait_idle  # noqa: E402
@@ -34,31 +32,6 @@ PAGES = {
     "inspect": ("/inspect", '[data-testid="stMetric"]'),
     "files": ("/files", '[data-testid="stFileUploader"]'),
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server() -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                             "--server.address", "127.0.0.1", "--server.port", str(port),
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().strip() == b"ok":
-                    return proc, url
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("streamlit did not start")
 
 
 def visit(page, url: str, path: str, ready: str, lang: str) -> tuple[float, float]:

@@ -51,7 +51,11 @@ class Verdict:
 
 
 def _token(text: str, level: str, line: int) -> Token:
-    token = render.unescape_token(text, level)
+    try:
+        token = render.unescape_token(text, level)
+    except (ValueError, UnicodeError):  # \U00110000 is past Unicode's last code point
+        raise BpevizError("table_bad_token", f"Line {line}: {text[:20]!r} names no character (an escape beyond "
+                          "U+10FFFF).", line=line, token=text[:20]) from None
     if not token:
         raise BpevizError("table_bad_line", f"Line {line}: an empty token.", line=line)
     return token

@@ -47,7 +47,8 @@ def test_a_wrong_count_and_an_impossible_pair_are_named():
 
 
 @pytest.mark.parametrize(("text", "message"), [("", "no rows"), ("a b c d", "Line 1"), ("␣ + n\n" * 5_001, "5,000"),
-                                               ("left,right,count\na,b,many", "count that is a number")])
+                                               ("left,right,count\na,b,many", "count that is a number"),
+                                               ("\\U00110000 b 3", "names no character")])  # was chr()'s own message
 def test_bad_tables_get_a_plain_message(text, message):
     with pytest.raises(ValueError, match=message):
         check(text)

@@ -100,12 +100,26 @@ def train_words(words: Counter[str], settings: Settings, *, engine: str = "auto"
                 vocab=settings.vocab_size, base=prepared.n_base, level=settings.level,
             )
         run = engines.resolve(engine, size=symbols(prepared.sequences), group="bpe")
+        if run is not engines.PYTHON and pair_weight(prepared.sequences) >= COMPILED_MAX_WEIGHT:
+            if engine == "compiled":
+                raise BpevizError("counts_too_large", "These counts add up past what the compiled engine counts in 64 bits "
+                                  "(a pair may occur 2**62 times or more); train them with engine='python', which counts "
+                                  "exactly.")
+            run = engines.PYTHON  # counts that large: Python's integers, exact (the compiled loop's would wrap)
         raw = run.train_ids(prepared.sequences, settings.vocab_size - prepared.n_base, prepared.n_base,
                             rules=train_rules(settings, prepared), progress=progress, record_top=record_top)
         tok = build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes,
                     corpus_tokens=prepared.corpus_tokens, engine=run.name, encoder=engines.ENCODER)
         del raw, prepared  # freed before the collector comes back
     return tok
+
+
+COMPILED_MAX_WEIGHT = 2**62  # the compiled loop counts pairs in int64; no pair count may reach this
+
+
+def pair_weight(sequences: Sequence[tuple[Sequence[int], int]]) -> int:
+    """A bound on any pair's count: every adjacent pair of every pre-token, times its count."""
+    return sum(max(len(ids) - 1, 0) * count for ids, count in sequences)
 
 
 def symbols(sequences: Sequence[tuple[Sequence[int], int]]) -> int:

@@ -263,3 +263,23 @@ def test_a_first_run_on_an_empty_cache_compiles_in_the_background_and_a_later_ru
         time.sleep(0.5)
     later = run("-c", FIRST_RUN)
     assert json.loads(later.stdout) == ["compiled", "loaded", True], later.stderr
+
+
+def test_counts_past_64_bits_train_exactly_on_python_or_are_refused_by_the_compiled_engine():
+    """Issue 49.6: pair counts of 1.8e19 wrapped in the compiled loop's int64 and it chose other merges."""
+    from collections import Counter
+
+    from bpeviz.counting.tables import CountTable
+    from bpeviz.trainers.training import train_counts
+
+    counts = Counter({f" ab{k}": 9 * 10**17 for k in range(20)})  # each fits 18 digits; ' ' + 'a' then occurs 1.8e19 times
+    counts.update({" cd": 5})
+    table = CountTable(counts=counts, pretokenizer="gpt2")
+    exact = train_counts(table, vocab_size=262, level="bytes", engine="python")
+    assert (exact.merges[0].left, exact.merges[0].right, exact.merges[0].count) == (b" ", b"a", 18 * 10**18)
+    engines.resolve("compiled", group="bpe")  # loaded: "auto" would pick it for a run this size
+    auto = train_counts(table, vocab_size=262, level="bytes")
+    assert auto.engine == "python" and [m.token for m in auto.merges] == [m.token for m in exact.merges]
+    with pytest.raises(BpevizError) as caught:
+        train_counts(table, vocab_size=262, level="bytes", engine="compiled")
+    assert caught.value.code == "counts_too_large"

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bpeviz import engine, formats
+from bpeviz.core.reading import read_capped
 from bpeviz.counting import blocks
 from bpeviz.data import corpora
 from bpeviz.lessons import render, sources
@@ -21,7 +22,7 @@ from bpeviz.pre_tokenizers import splits
 from bpeviz.trainers.settings import resolve_settings
 from bpeviz.trainers.training import train_counts
 
-from .files import check_output, write_atomic, write_bytes
+from .files import MAX_TEXT_BYTES, check_output, write_atomic, write_bytes
 from .output import Bar, aligned, merge_json, merge_lines, round_line, unigram_lines, wordpiece_lines
 
 PROGRESS_BYTES = 8_000_000  # count-tokens shows a bar for inputs this large
@@ -31,13 +32,11 @@ class UsageError(Exception):
     pass
 
 
+MAX_TABLE_BYTES = 50_000_000  # a hand-worked merge table (the checker reads 5 000 rows at most)
+
+
 def _read_corpus(path: str, level: str) -> str | bytes:
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a folder; give a text file") from None
+    raw = read_capped(path, MAX_TEXT_BYTES, "this command")  # /dev/zero or a huge file: refused, not loaded
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -63,9 +62,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     settings = resolve_settings(1, level=_level(args), pretokenizer=args.pretokenizer, tie_break=args.tie_break,
                                 count_rule=args.count_rule, dialect=args.dialect)
     try:
-        table = Path(args.table).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {args.table}") from None
+        table = read_capped(args.table, MAX_TABLE_BYTES, "bpeviz check").decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{args.table} is not UTF-8 text") from None
     verdicts = checker.check_table(checker.parse_table(table, settings.level), _corpus(args.corpus, args), settings)

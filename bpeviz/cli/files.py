@@ -10,6 +10,8 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from bpeviz.core.reading import read_capped
+
 
 class OutputError(ValueError):
     """An output the command refuses to write, with the reason and what to do."""
@@ -50,13 +52,7 @@ def read_text(path: str) -> str:
     """A whole text file as str, or a one-line reason: missing, a folder, too big, not UTF-8."""
     from bpeviz.core.errors import BpevizError
 
-    p = Path(path)
-    if not p.is_file():
-        raise BpevizError("no_such_file", f"no such file: {path}" if not p.exists() else f"{path} is a folder; give a file")
-    if p.stat().st_size > MAX_TEXT_BYTES:
-        raise BpevizError("file_too_big", f"{path} is {p.stat().st_size / 1e6:,.0f} MB; this command reads at most "
-                          f"{MAX_TEXT_BYTES / 1e6:,.0f} MB whole.", path=path)
-    data = p.read_bytes()
+    data = read_capped(path, MAX_TEXT_BYTES, "this command")  # the size on disk is not trusted (/dev/zero says 0)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

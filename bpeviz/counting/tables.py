@@ -14,6 +14,7 @@ from pathlib import Path
 
 from bpeviz.core.errors import BpevizError
 
+MAX_LINE_BYTES = 64_000_000  # one piece a line: the longest pre-token a count keeps (8 M characters), escaped
 HEADER = "# bpeviz counts "  # the TSV's first line: this, then JSON {"pretokenizer": ..., "dummy_prefix": ...}
 
 
@@ -92,7 +93,11 @@ def read_counts(path: str | Path, pretokenizer: str | None = None) -> CountTable
     meta: dict = {}
     try:
         with open(path, "rb") as file:
-            for number, raw in enumerate(file, start=1):
+            number = 0
+            while raw := file.readline(MAX_LINE_BYTES + 1):  # a line is read up to the cap, never whole (/dev/zero)
+                number += 1
+                if len(raw) > MAX_LINE_BYTES:
+                    raise ValueError(f"a line longer than {MAX_LINE_BYTES // 1_000_000} MB; a table holds one piece a line")
                 line = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")  # LF or CRLF (a piece writes \r as \\r)
                 if number == 1 and line.startswith(HEADER):
                     meta = _header(line[len(HEADER):], path)

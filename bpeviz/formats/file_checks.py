@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from bpeviz.core.errors import cut
+from bpeviz.core.reading import read_capped
 
 
 def parse_json(data: bytes | str, name: str = "the file") -> object:
@@ -35,11 +36,9 @@ def a_list(value: object, what: str) -> list:
     return value
 
 
+MAX_TOKENIZER_FILE = 200_000_000  # bytes: the largest real tokenizer files are a few tens of MB
+
+
 def read_path(path: str | Path) -> bytes:
-    """A file's bytes, or a ValueError that names the path (missing, or a folder)."""
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ValueError(f"No such file: {path}") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path} is a folder; give a file.") from None
+    """A tokenizer file's bytes, or a BpevizError (a ValueError) naming the path: missing, a folder, over 200 MB."""
+    return read_capped(path, MAX_TOKENIZER_FILE, "a tokenizer import")

@@ -294,3 +294,24 @@ def test_infer_mix_and_audit_from_the_command_line(tmp_path):
     audit = run("audit", str(path), "--json")
     assert audit.returncode == 0, audit.stderr
     assert {"unreachable", "cut", "duplicates", "never_emitted", "residue"} <= set(json.loads(audit.stdout))
+
+
+def _two_gigabytes() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))  # a whole read of /dev/zero fails fast, not the machine
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (("check", "TABLE", "--corpus", "/dev/zero"), "/dev/zero is over 500 MB"),
+    (("check", "/dev/zero", "--corpus", "TOY"), "/dev/zero is over 50 MB"),
+    (("import", "/dev/zero"), "/dev/zero is over 200 MB"),
+    (("train", "--counts", "/dev/zero", "--vocab-size", "300"), "a line longer than 64 MB"),
+])
+def test_an_endless_file_is_refused_by_its_cap_not_read_whole(args, says, toy_file):
+    """Issue 49.8: /dev/zero as a corpus, table, tokenizer or count table was read whole: 8 GB, then a traceback."""
+    table = corpora.CORPORA_DIR / "tables" / "toy_wrong.txt"
+    argv = [str(table) if a == "TABLE" else str(toy_file) if a == "TOY" else a for a in args]
+    done = subprocess.run([sys.executable, "-m", "bpeviz.cli", *argv], capture_output=True, text=True, timeout=120,
+                          preexec_fn=_two_gigabytes)
+    assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr[-500:]

@@ -18,11 +18,11 @@ def wait_idle(pg, timeout: float = 30.0) -> None:
     raise AssertionError("the app kept running for too long")
 
 
-def open_app(pg, url: str, path: str = "") -> None:
+def open_app(pg, url: str, path: str = "", idle: float = 30.0) -> None:
     pg.goto(url + path)
     pg.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=60_000)
     pg.wait_for_selector("h1", timeout=60_000)
-    wait_idle(pg)
+    wait_idle(pg, idle)
 
 
 def assert_no_errors(pg) -> None:

@@ -27,7 +27,8 @@ def test_no_control_is_cut_at_projector_sizes(browser, app_url, size, lang):
     page = context.new_page()
     try:
         for path in PAGES:
-            open_app(page, app_url, f"{path}?big=1&lang={lang}")
+            # Inspect's first visit infers cl100k's mix (about 18 s alone on 2 cores, docs/performance.md)
+            open_app(page, app_url, f"{path}?big=1&lang={lang}", idle=180 if path == "/inspect" else 30)
             if path in PLAYER_PAGES:
                 page.locator('[data-testid="bpe-counter"]').first.wait_for(state="visible", timeout=30_000)
             if path == "/inspect":  # its three sections are drawn once the tokenizer's merges are read

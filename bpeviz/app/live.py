@@ -8,6 +8,7 @@ session holds the code and an id of its own, drawn by the server. Students' page
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import secrets
 import socket
@@ -119,8 +120,17 @@ def teacher_panel() -> None:
         st.image(qr_png(address), width=180)
         if address.startswith("http://127."):
             st.caption(t("live_loopback"))
+        if st.button(t("live_join_screen"), key="live_join_screen", icon=":material/fullscreen:"):
+            st.dialog(t("live_join_title"), width="large")(join_screen)(code, address)
         head_count(code)
         st.button(t("live_end"), on_click=_end, key="live_end_button")
+
+
+def join_screen(code: str, address: str) -> None:
+    """The code and the QR code as large as the projector allows, readable from the back of the room."""
+    st.html(f'<div class="bpe-join-code" data-testid="bpe-join-code">{html.escape(code)}</div>')
+    st.container(horizontal_alignment="center").image(qr_png(address), width=360)
+    st.html(f'<div class="bpe-join-address">{html.escape(address)}</div>')
 
 
 def teacher_banner() -> None:

@@ -39,6 +39,15 @@ def test_a_teacher_and_three_students(browser, app_url):
         code = re.search(r"Class code: ([A-Z0-9]{5})", teacher.inner_text("body")).group(1)
         teacher.wait_for_selector('[data-testid="stSidebar"] img', timeout=30_000)  # the QR code
         shot(teacher, "live-teacher-start")
+        teacher.get_by_role("button", name="Show the join screen").click()  # full screen, for the back of the room
+        big = teacher.get_by_test_id("bpe-join-code")
+        big.wait_for(state="visible", timeout=30_000)
+        assert big.inner_text() == code and float(big.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 100
+        qr = teacher.locator('[data-testid="stDialog"] img').first
+        assert qr.bounding_box()["width"] >= 300
+        shot(teacher, "live-join-screen")
+        teacher.keyboard.press("Escape")
+        big.wait_for(state="hidden", timeout=30_000)
 
         students = []
         for k in range(3):

@@ -304,7 +304,7 @@ def vote_signature(code: str) -> tuple | None:
     """What a student's page shows of the vote: a change (opened, revealed, closed) redraws the page."""
     with contextlib.suppress(BpevizError):
         vote = rooms().vote(code)
-        return None if vote is None else (vote.kind, vote.step, vote.revealed)
+        return None if vote is None else (vote.kind, vote.step, vote.revealed, vote.round)
     return None
 
 
@@ -314,6 +314,8 @@ def ballot() -> None:
     if vote is None:
         return
     st.markdown(f"**{t(f'live_question_{vote.kind}')}**")
+    if vote.round > 1 and not vote.revealed:
+        st.caption(t("live_question_again"))
     mine = vote.ballots.get(student_id())
     if vote.revealed:
         right = mine in vote.right
@@ -322,7 +324,7 @@ def ballot() -> None:
         return
     choice = st.radio(t("live_pick"), list(vote.options), format_func=render.md,  # tokens of the teacher's corpus
                       index=vote.options.index(mine) if mine in vote.options else None,
-                      key=f"live_choice_{vote.kind}_{vote.step}")
+                      key=f"live_choice_{vote.kind}_{vote.step}" + (f"_r{vote.round}" if vote.round > 1 else ""))
     if choice is not None and choice != mine:
         rooms().cast(code, student_id(), choice)
         mine = choice

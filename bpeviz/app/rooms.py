@@ -51,6 +51,8 @@ class Vote:
     right: frozenset[str]  # every option that counts as right (ties count)
     ballots: dict[str, str] = field(default_factory=dict)  # student id -> option
     revealed: bool = False
+    round: int = 1  # 2 once the teacher asked again after a discussion (peer instruction)
+    first: tuple[tuple[str, ...], ...] | None = None  # round 1's ballots' choices, kept for the side-by-side reveal
 
     def tally(self) -> dict[str, int]:
         counted = Counter(self.ballots.values())
@@ -58,6 +60,13 @@ class Vote:
 
     def share_right(self) -> float:
         return sum(choice in self.right for choice in self.ballots.values()) / len(self.ballots) if self.ballots else 0.0
+
+    def first_tally(self) -> dict[str, int]:
+        counted = Counter(choice for (choice,) in self.first or ())
+        return {option: counted[option] for option in self.options}
+
+    def first_share_right(self) -> float:
+        return sum(choice in self.right for (choice,) in self.first) / len(self.first) if self.first else 0.0
 
 
 @dataclass
@@ -233,6 +242,16 @@ class Rooms:
                 raise BpevizError("class_bad_option", "That is not one of the vote's options.")
             vote.ballots[student] = option
 
+    def revote(self, code: str, secret: str) -> None:
+        """Peer instruction: round 1's ballots kept aside (hidden), the class votes again after discussing."""
+        with self._lock:
+            room = self._teacher(code, secret)
+            vote = room.vote
+            if vote is None or vote.revealed or vote.round > 1:
+                raise BpevizError("class_no_vote", "There is no open vote now.")
+            vote.first, vote.ballots, vote.round = tuple((c,) for c in vote.ballots.values()), {}, 2
+            room.version += 1
+
     def reveal(self, code: str, secret: str) -> None:
         with self._lock:
             room = self._teacher(code, secret)
@@ -247,4 +266,5 @@ class Rooms:
             vote = self._get(code).vote
             if vote is None:
                 return None
-            return Vote(vote.kind, vote.step, vote.options, vote.right, dict(vote.ballots), vote.revealed)
+            return Vote(vote.kind, vote.step, vote.options, vote.right, dict(vote.ballots), vote.revealed, vote.round,
+                        vote.first)

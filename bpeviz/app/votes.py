@@ -71,31 +71,45 @@ def tally_fragment(kind: str) -> None:
         return
     if vote is None or vote.kind != kind:
         return
+    if not vote.revealed:  # the tally stays hidden while the class votes: nobody follows the crowd (peer instruction)
+        st.caption(t("live_ballots" if vote.round == 1 else "live_ballots_again", n=len(vote.ballots)))
+        row = st.container(horizontal=True)
+        if vote.round == 1 and row.button(t("live_revote"), key=f"live_revote_{kind}", help=t("live_revote_help")):
+            _act("revote")
+        if row.button(t("live_reveal"), key=f"live_reveal_{kind}"):
+            _act("reveal")
+        return
     tally_chart(vote)
-    if vote.revealed:
-        st.success(t("live_revealed", right=render.md(", ".join(sorted(vote.right))), share=f"{vote.share_right():.0%}",
-                     n=len(vote.ballots)))
-    elif st.button(t("live_reveal"), key=f"live_reveal_{kind}"):
-        _reveal()
-        st.rerun(scope="app")  # the players and the hidden answer come back on the whole page
+    answer = render.md(", ".join(sorted(vote.right)))
+    if vote.first is not None:
+        st.success(t("live_revealed_twice", right=answer, first=f"{vote.first_share_right():.0%}", n1=len(vote.first),
+                     second=f"{vote.share_right():.0%}", n=len(vote.ballots)))
+    else:
+        st.success(t("live_revealed", right=answer, share=f"{vote.share_right():.0%}", n=len(vote.ballots)))
 
 
-def _reveal() -> None:
+def _act(what: str) -> None:
+    """Reveal, or ask again; then the whole page runs: the players and the hidden answer follow the vote."""
     found = live.teaching()
     if found is not None:
         with contextlib.suppress(BpevizError):  # the class ended meanwhile
-            live.rooms().reveal(*found)
+            getattr(live.rooms(), what)(*found)
+    st.rerun(scope="app")
 
 
 def tally_chart(vote: Vote) -> None:
-    table = pd.DataFrame({"option": list(vote.options), "votes": list(vote.tally().values()),
-                          "right": [vote.revealed and o in vote.right for o in vote.options]})
+    """The votes per option once revealed, right ones marked; with a second round, both rounds side by side."""
+    rounds = [(t("live_round", n=1), vote.first_tally()), (t("live_round", n=2), vote.tally())] if vote.first is not None \
+        else [("", vote.tally())]
+    table = pd.DataFrame([{"option": ("✓ " if o in vote.right else "") + o, "votes": n, "round": name}
+                          for name, tally in rounds for o, n in tally.items()])
     chart = alt.Chart(table).mark_bar().encode(
         y=alt.Y("option:N", title=None, sort=None, axis=alt.Axis(labelLimit=320)),
         x=alt.X("votes:Q", title=t("live_votes"), axis=alt.Axis(tickMinStep=1)),
-        color=alt.condition("datum.right", alt.value("#2ca02c"), alt.value("#4c78a8")))
-    st.caption(t("live_ballots", n=len(vote.ballots)))
-    views.chart(chart.properties(height=alt.Step(28)))
+        yOffset=alt.YOffset("round:N"),
+        color=alt.Color("round:N", title=None, legend=alt.Legend(orient="top") if vote.first is not None else None,
+                        scale=alt.Scale(range=["#9db8de", "#1f4e9c"] if vote.first is not None else ["#1f4e9c"])))
+    views.chart(chart.properties(height=alt.Step(20 if vote.first is not None else 28)))
 
 
 

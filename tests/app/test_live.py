@@ -198,3 +198,28 @@ def test_a_student_is_told_when_the_teachers_page_is_away():
     teacher.run(timeout=120)  # back
     pupil.run(timeout=120)
     assert not any("away" in w.value for w in pupil.warning)
+
+
+def test_peer_instruction_a_hidden_first_round_a_second_after_discussion_both_revealed():
+    teacher, code = start_class()
+    pupils = [student(code) for _ in range(2)]
+    teacher.session_state["step"] = 3
+    teacher.run(timeout=120)
+    teacher.button(key="live_vote_merge").click().run(timeout=120)
+    vote = live.rooms().vote(code)
+    right, wrong = sorted(vote.right)[0], next(o for o in vote.options if o not in vote.right)
+    for pupil, choice in zip(pupils, [right, wrong]):
+        pupil.run(timeout=120)
+        pupil.radio(key="live_choice_merge_3").set_value(choice).run(timeout=120)
+    teacher.run(timeout=120)
+    assert not teacher.get("arrow_vega_lite_chart") and any("2 votes so far" in c.value for c in teacher.caption)  # hidden
+    teacher.button(key="live_revote_merge").click().run(timeout=120)
+    again = live.rooms().vote(code)
+    assert again.round == 2 and again.ballots == {} and again.first_tally()[right] == 1
+    for pupil in pupils:  # everyone right after talking it over
+        pupil.run(timeout=120)
+        assert pupil.radio(key="live_choice_merge_3_r2").value is None  # a fresh ballot
+        pupil.radio(key="live_choice_merge_3_r2").set_value(right).run(timeout=120)
+    teacher.run(timeout=120)
+    teacher.button(key="live_reveal_merge").click().run(timeout=120)
+    assert any("Before discussing, 50% of 2 were right; after, 100% of 2" in s.value for s in teacher.success)

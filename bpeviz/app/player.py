@@ -63,7 +63,8 @@ def mount(key: str, kind: str, digest: str, n_steps: int, step_key: str, make_hi
     if ss.get(agreed) != step:  # the step moved here, not in this browser: a link, a lesson file, a new run
         ss[agreed], ss[jumps] = step, ss.get(jumps, 0) + 1
     data = {"kind": kind, "digest": digest, "step": step, "jump": ss[jumps], "speed": ss.get("speed", 1.0),
-            "classroom": bool(ss.get("classroom")), "labels": labels(tie_break), "hold": hold}
+            "classroom": bool(ss.get("classroom")), "present": bool(ss.get("present")), "labels": labels(tie_break),
+            "hold": hold}
     if known.get("have") != digest:
         data["history"] = make_history()
     if make_chunk is not None and known.get("chunk") is not None:

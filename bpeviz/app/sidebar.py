@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -22,7 +23,7 @@ from bpeviz.lessons import render, sources
 from bpeviz.pre_tokenizers.patterns import MAX_PATTERN_LENGTH
 from bpeviz.trainers.settings import resolve_settings
 
-from . import state
+from . import state, style
 from .i18n import LANGUAGES, bound, corpus_label, error_text, labels, pretokenizer_description, t, tie_name, tie_why
 
 MAX_TEXT_CHARS = 5_000_000  # pasted text; bigger corpora: upload a file or use the CLI
@@ -300,11 +301,27 @@ def snapshot_widgets() -> None:
             getattr(st, message[0])(message[1])
 
 
+def _present(on: bool) -> None:
+    """Presentation: the Train page's player alone on the projector (the sidebar and the page's title hidden)."""
+    st.session_state["present"] = on
+    if on:
+        st.session_state["classroom"] = True
+
+
+def exit_presentation_button() -> None:
+    """On the presented page: its stylesheet (no sidebar, no header), and the way back."""
+    st.html(style.css("present.css"))
+    st.button(t("present_exit"), key="present_exit", on_click=_present, args=(False,), icon=":material/close:")
+
+
 def show() -> Lesson:
     """Everything in the sidebar; returns the lesson it describes."""
     with st.sidebar:
         st.radio(t("interface"), list(LANGUAGES), key="lang", horizontal=True, format_func=LANGUAGES.get)
         st.toggle(t("classroom"), key="classroom")
+        if st.button(t("present_enter"), key="present_enter", on_click=_present, args=(True,), icon=":material/slideshow:",
+                     help=t("present_help")):
+            st.switch_page(Path(__file__).resolve().parent / "pages" / "train.py")
         st.subheader(t("corpus"))
         lesson = corpus_picker()
         st.subheader(t("settings"))

@@ -139,6 +139,7 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("trace_step", MAX_STEP, low=0, high=MAX_STEP),  # a new sentence shows its whole trace; First steps back
     Field("speed", 1.0, choices=SPEEDS),
     Field("classroom", False, "big"),
+    Field("present", False, "present"),  # the Train page alone on the screen: no sidebar, no title (app/pages/train.py)
     Field("lang", "en", "lang", choices=tuple(LANGUAGES)),
     Field("live_class", "", "class"),  # a student's live class code (bpeviz_app/live.py)
 )}

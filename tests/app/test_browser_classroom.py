@@ -53,3 +53,36 @@ def test_no_control_is_cut_at_projector_sizes(browser, app_url, size, lang):
         assert caption >= 19  # 1.2rem and more: large type
     finally:
         context.close()
+
+
+ON_SCREEN = """() => [['controls', '.bpe-controls'], ['table', '.bpe-scroll'], ['chart', '[data-testid="bpe-chart"]'],
+                     ['corpus', '[data-testid="bpe-corpus"] .bpe-chip']].map(([name, sel]) => {
+  const r = document.querySelector(sel)?.getBoundingClientRect();
+  return r && r.width > 0 && r.top >= 0 && r.bottom <= innerHeight + 1 ? null : name;
+}).filter(Boolean)"""
+SPLIT_WORDS = """() => [...document.querySelectorAll('[data-testid="bpe-corpus"] .bpe-word')].filter(w => {
+  const tops = new Set([...w.querySelectorAll('.bpe-chip')].map(c => Math.round(c.getBoundingClientRect().top)));
+  return tops.size > 1;
+}).length"""
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_presenting_puts_controls_table_chart_and_corpus_on_one_projector_screen(browser, app_url, lang):
+    """Issue 45.3: at 1024×768 the sidebar took the room; presenting shows the four on one screen, a clicker steps."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    try:
+        open_app(page, app_url, f"/?step=10&lang={lang}")
+        page.get_by_role("button", name="Present" if lang == "en" else "Apresentar").click()
+        page.locator('[data-testid="bpe-chart"]').wait_for(state="visible", timeout=30_000)
+        page.wait_for_function("() => !document.querySelector('[data-testid=stSidebar]')?.offsetWidth", timeout=30_000)
+        page.locator('[data-testid="bpe-counter"]').click()  # the page has the focus, not a text box
+        page.keyboard.press("PageDown")  # the clicker
+        page.wait_for_function("() => document.querySelector('[data-testid=bpe-counter]').innerText.startsWith('11 ')")
+        shot(page, f"present-1024x768-{lang}")
+        assert page.evaluate(ON_SCREEN) == [], page.evaluate(ON_SCREEN)
+        assert page.evaluate(SPLIT_WORDS) == 0  # a pre-token's chips stay on one line
+        page.get_by_role("button", name="Exit the presentation" if lang == "en" else "Sair da apresentação").click()
+        page.locator('[data-testid="stSidebar"]').wait_for(state="visible", timeout=30_000)
+    finally:
+        context.close()

@@ -11,6 +11,7 @@ const SHOWN = (globalThis.__bpevizShown ??= new Map());
 const CHOSEN = (globalThis.__bpevizSpeed ??= { speed: null, before: null });
 const SHIFT = 2097152; // 2^21: pair key = left * SHIFT + right, exact for ids below 2^21
 const SYNC_MS = 400; // the server hears of a new step at most this often
+const PRESENTED_PAIRS = 6; // the pair chart's bars when presenting: one projector screen
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -165,6 +166,10 @@ class Player {
     this.serverSpeed = data.speed;
     if (CHOSEN.speed !== null && data.speed === CHOSEN.speed) CHOSEN.speed = null; // the server has it now
     this.root.classList.toggle("bpe-big", !!data.classroom);
+    if (this.root.classList.contains("bpe-present") !== !!data.present) {
+      this.root.classList.toggle("bpe-present", !!data.present);
+      if (this.drawn) this.render(); // presenting lays the corpus under the table
+    }
     const hold = data.hold ?? null;
     if (hold !== this.hold) {
       this.hold = hold;
@@ -382,8 +387,13 @@ class TrainPlayer extends Player {
     const chosen = this.highlight !== null && this.highlight <= step ? this.highlight : step;
     const left = el("div", { class: "bpe-col" }, el("h3", { text: L.merge_table }), this.quizToggle(), this.table(step, chosen));
     const right = el("div", { class: "bpe-col" }, el("h3", { text: L.pair_counts }), ...this.pairs(step));
-    this.body.replaceChildren(this.metrics(step), el("div", { class: "bpe-columns" }, left, right),
-                              el("h3", { text: L.corpus_now }), this.corpus(step, chosen));
+    const corpus = [el("h3", { text: L.corpus_now }), this.corpus(step, chosen)];
+    if (this.root.classList.contains("bpe-present")) { // one projector screen: the corpus under the table
+      left.append(...corpus);
+      this.body.replaceChildren(el("div", { class: "bpe-columns" }, left, right));
+    } else {
+      this.body.replaceChildren(this.metrics(step), el("div", { class: "bpe-columns" }, left, right), ...corpus);
+    }
   }
 
   metrics(step) {
@@ -454,7 +464,8 @@ class TrainPlayer extends Player {
     const tied = found.filter((p) => p.count === top.count);
     const max = Math.max(...found.map((p) => p.count), 1);
     const [nextLabel, tiedLabel, otherLabel] = L.legend.split("|");
-    const rows = found.map((p) => {
+    const shown = this.root.classList.contains("bpe-present") ? found.slice(0, PRESENTED_PAIRS) : found;
+    const rows = shown.map((p) => {
       const kind = p.left === next.left && p.right === next.right ? "next" : p.count === top.count ? "tied" : "other";
       return el("div", { class: `bpe-bar-row bpe-${kind}`, title: `${this.pairText(p)}: ${number(p.count)}` },
                 el("span", { class: "bpe-bar-label", text: this.pairText(p) }),
@@ -514,13 +525,15 @@ class TrainPlayer extends Player {
     const docs = h.window.map((doc) => {
       const row = el("div", { class: "bpe-chips" });
       for (const word of doc) {
+        const group = el("span", { class: "bpe-word" }); // a pre-token's chips never part across lines
+        row.append(group);
         for (const id of this.segment(word, step)) {
           const dashed = this.partial.has(id) || (h.fallbackStart !== null && id >= h.fallbackStart);
           const inside = mark !== null && id !== mark && this.holds(id, mark, memo);
           if (id === mark) alone += 1;
           if (inside) holders.add(this.text(id));
           const outline = id === mark ? " bpe-hl" : inside ? " bpe-hl-in" : "";
-          row.append(el("span", { class: `bpe-chip${dashed ? " bpe-partial" : ""}${outline}`,
+          group.append(el("span", { class: `bpe-chip${dashed ? " bpe-partial" : ""}${outline}`,
                                   style: `background:${hue(id)}`, title: `id ${id}`, text: this.text(id) }));
         }
       }

@@ -41,14 +41,20 @@ def handout_button(tok: Tokenizer, lesson: sidebar.Lesson) -> None:
                        key="handout_download", icon=":material/print:", help=t("handout_help"))
 
 
-st.title(t("train_title"))
+present = bool(st.session_state.get("present"))  # the player alone on the projector: no title, caption or handout
+if present:
+    sidebar.exit_presentation_button()
+else:
+    st.title(t("train_title"))
 lesson = sidebar.current()
 tok = runs.for_page(lesson)
 if tok is not None and lesson.source is not None:
     s = tok.settings
-    st.caption(t("train_caption", corpus=render.md(source_label(lesson.source)), level=t(f"level_{s.level}"),
-                 split=render.code(s.pretokenizer), rule=tie_name(s.tie_break), base=tok.n_base, merges=len(tok.merges),
-                 engine=t(f"engine_{tok.engine or 'python'}")))
+    if not present:
+        st.caption(t("train_caption", corpus=render.md(source_label(lesson.source)), level=t(f"level_{s.level}"),
+                     split=render.code(s.pretokenizer), rule=tie_name(s.tie_break), base=tok.n_base,
+                     merges=len(tok.merges), engine=t(f"engine_{tok.engine or 'python'}")))
     votes.vote_controls("merge", votes.merge_question(tok))  # above the player, where the teacher is looking
     train_player(tok, lesson)
-    handout_button(tok, lesson)
+    if not present:
+        handout_button(tok, lesson)

@@ -63,13 +63,18 @@ def test_a_student_who_explores_comes_back_to_the_class():
     assert pupil.session_state["step"] == 4
 
 
-def test_a_vote_on_the_next_merge_counts_each_student_once_and_ties_right():
+def vote_at_step_3(n_pupils: int):
+    """A class of n pupils; the teacher at step 3 asks for the next merge. Returns the teacher, code, pupils, vote."""
     teacher, code = start_class()
-    pupils = [student(code) for _ in range(3)]
+    pupils = [student(code) for _ in range(n_pupils)]
     teacher.session_state["step"] = 3
     teacher.run(timeout=120)
     teacher.button(key="live_vote_merge").click().run(timeout=120)
-    vote = live.rooms().vote(code)
+    return teacher, code, pupils, live.rooms().vote(code)
+
+
+def test_a_vote_on_the_next_merge_counts_each_student_once_and_ties_right():
+    teacher, code, pupils, vote = vote_at_step_3(3)
     assert len(vote.right) == 3  # the toy corpus's fourth merge: three pairs tied at 6
     right, wrong = sorted(vote.right)[0], next(o for o in vote.options if o not in vote.right)
     for pupil, choice in zip(pupils, [right, right, wrong]):
@@ -201,12 +206,7 @@ def test_a_student_is_told_when_the_teachers_page_is_away():
 
 
 def test_peer_instruction_a_hidden_first_round_a_second_after_discussion_both_revealed():
-    teacher, code = start_class()
-    pupils = [student(code) for _ in range(2)]
-    teacher.session_state["step"] = 3
-    teacher.run(timeout=120)
-    teacher.button(key="live_vote_merge").click().run(timeout=120)
-    vote = live.rooms().vote(code)
+    teacher, code, pupils, vote = vote_at_step_3(2)
     right, wrong = sorted(vote.right)[0], next(o for o in vote.options if o not in vote.right)
     for pupil, choice in zip(pupils, [right, wrong]):
         pupil.run(timeout=120)

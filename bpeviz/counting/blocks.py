@@ -133,7 +133,8 @@ def read_blocks(paths: Sequence[str | Path], *, lines: bool = False, pretokenize
                 text = carry + decoder.decode(raw, final=not raw)
                 # the end of the file ends the last block; the carry holds no cut, so look after it
                 cut = (_last_cut(text, len(carry), lines, newlines) if streamable else 0) if raw else len(text)
-                cap = MAX_UNCUT_CHARS if streamable else MAX_WHOLE_CHARS
+                # with no split a whole document is one pre-token: bounded as one word of the default split is
+                cap = MAX_UNCUT_CHARS if streamable or pretokenizer == "none" else MAX_WHOLE_CHARS
                 if not cut and len(text) > cap:
                     raise BpevizError("no_place_to_cut", f"{path}: {len(text):,} characters with no place where a pre-token "
                                       f"ends (one endless word?); bpeviz holds at most {cap:,} between cuts. "

@@ -178,12 +178,14 @@ def train_wordpiece(
     corpus_tokens = trainer.tokens
     merges: list[WordPieceMerge] = []
     want = settings.vocab_size - len(base)
+    if progress is not None:
+        progress(0, want)  # the pairs are counted: a budget may stop here, before the first (slow) merge
     while len(ids) < settings.vocab_size:
         ranked = trainer.best(TOP_RECORDED)
         if not ranked:
             break
         merges.append(_step(trainer, ranked, ids, len(merges) + 1))
-        if progress is not None and len(merges) % 64 == 0:
+        if progress is not None:  # every merge: one scores every pair, a second or more on megabytes of text
             progress(len(ids) - len(base), want)
     if progress is not None:
         progress(want, want)

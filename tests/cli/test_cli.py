@@ -315,3 +315,13 @@ def test_an_endless_file_is_refused_by_its_cap_not_read_whole(args, says, toy_fi
     done = subprocess.run([sys.executable, "-m", "bpeviz.cli", *argv], capture_output=True, text=True, timeout=120,
                           preexec_fn=_two_gigabytes)
     assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr[-500:]
+
+
+def test_one_endless_word_without_a_split_is_bounded_like_the_default_split(tmp_path):
+    """Issue 49.9: --pretokenizer none on one 100 MB word took 5.7 GB, then numpy's memory error."""
+    word = tmp_path / "word.txt"
+    word.write_text("a" * 9_000_000, encoding="ascii")  # past the 8 000 000 characters held between cuts
+    done = subprocess.run([sys.executable, "-m", "bpeviz.cli", "train", str(word), "--pretokenizer", "none",
+                           "--vocab-size", "300"], capture_output=True, text=True, timeout=300, preexec_fn=_two_gigabytes)
+    assert done.returncode == 2 and "no place where a pre-token ends" in done.stderr and "Traceback" not in done.stderr
+    assert "8,000,000" in done.stderr

@@ -103,3 +103,11 @@ def test_encoding_equals_hf_wordpiece_on_1200_strings():
                 assert ours == theirs, word
                 compared += 1
     assert compared >= 1000 and unknown > 0
+
+
+def test_a_budget_hears_from_wordpiece_before_its_first_merge_and_after_each():
+    """Issue 49.11: on 5 MB the first progress call came after 64 merges (~20 s), so a visitor's budget waited."""
+    heard = []
+    tok = bpeviz.train(corpora.corpus_text("english")[:20_000], vocab_size=200, algorithm="wordpiece",
+                       progress=lambda done, total: heard.append(done))
+    assert heard[0] == 0 and heard == sorted(heard) and len(heard) >= len(tok.merges)  # before the first, then each

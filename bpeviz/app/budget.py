@@ -2,12 +2,14 @@
 stops at its next progress call.
 
 Every trainer calls progress(done, total) now and then (BPE every 64 merges, the compiled engine between chunks,
-WordPiece every 64 merges, Unigram every round, parity-aware BPE every 64 merges): that is where a run is
+WordPiece every merge, Unigram every round, parity-aware BPE every 64 merges): that is where a run is
 stopped. Nothing half-trained is kept: the error leaves the shared store as it was. No Streamlit import here.
 
 Memory is the server's resident set, read from /proc (Linux; elsewhere only time and presence are checked). A run may
 grow it by RUN_MEMORY_BYTES over what it was when the run started. Two runs at once share that growth, so each
-stops early rather than late: the budget protects the server, not the run.
+stops early rather than late: the budget protects the server, not the run. And the server as a whole may hold
+SERVER_MEMORY_BYTES: past it, every run stops at its next progress call (three visitors' runs at once had taken a
+611 MB server to 4.9 GB, each within its own budget).
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from bpeviz.core.errors import BpevizError
 RUN_SECONDS = 90.0  # the longest one training may take on the shared server; the app's size caps keep normal runs far below
 
 RUN_MEMORY_BYTES = 1_200_000_000  # the most one run may add to the server's memory; the app's caps keep normal runs below 600 MB
+# what the server may hold with every run together: ~720 MB warm (seven real tokenizers), up to ~1.5 GB of caches
+# (runs, mixes, grafts, imported files), one big run
+SERVER_MEMORY_BYTES = 4_000_000_000
 
 Progress = Callable[[int, int], None]
 
@@ -39,9 +44,10 @@ class Budget:
 
     def __init__(self, seconds: float | None = None, still_here: Callable[[], bool] = lambda: True,
                  clock: Callable[[], float] = time.monotonic, memory_bytes: int | None = None,
-                 memory: Callable[[], int | None] = resident_bytes) -> None:
+                 memory: Callable[[], int | None] = resident_bytes, server_bytes: int | None = None) -> None:
         self.seconds = RUN_SECONDS if seconds is None else seconds  # read now: a test may lower it
         self.memory_bytes = RUN_MEMORY_BYTES if memory_bytes is None else memory_bytes
+        self.server_bytes = SERVER_MEMORY_BYTES if server_bytes is None else server_bytes
         self.still_here, self.clock, self.memory = still_here, clock, memory
         self.start, self.start_memory = clock(), memory()
 
@@ -59,6 +65,11 @@ class Budget:
             raise BpevizError("budget_memory", f"This run needed more than {megabytes} MB of the shared server's memory; it "
                               "was stopped. Use less text or fewer merges, or the command line (bpeviz train FILE ...), "
                               "which has no such limit.", megabytes=megabytes)
+        if now is not None and now > self.server_bytes:
+            megabytes = f"{self.server_bytes / 1e6:.0f}"
+            raise BpevizError("budget_server_memory", f"The shared server holds more than {megabytes} MB with everyone's "
+                              "runs; this one was stopped. Try again in a moment, with less text, or use the command line "
+                              "(bpeviz train FILE ...).", megabytes=megabytes)
 
     def watch(self, progress: Progress | None = None) -> Progress:
         """progress that checks the budget first, then reports."""

@@ -48,6 +48,19 @@ def test_the_budget_stops_a_run_that_grows_the_servers_memory_too_much():
     assert caught.value.code == "budget_memory"
 
 
+def test_runs_that_each_stay_within_their_own_budget_stop_when_the_server_as_a_whole_is_full():
+    """Issue 49.5: three visitors' runs at once took the server to 4.9 GB, each within its own 1.2 GB."""
+    server = [2_900]  # bytes the server holds: every run reads the same process
+    runs = [budget.Budget(memory_bytes=1_000, server_bytes=3_000, memory=lambda: server[0]).watch() for _ in range(3)]
+    for watch in runs:
+        watch(1, 10)  # all within both budgets
+    server[0] = 3_400  # each grew by 500 / 3: within its own 1 000, but the server is past 3 000
+    for watch in runs:
+        with pytest.raises(BpevizError) as caught:
+            watch(2, 10)
+        assert caught.value.code == "budget_server_memory"
+
+
 @pytest.mark.skipif(budget.resident_bytes() is None, reason="no /proc here: the memory budget is off, as the module says")
 def test_the_memory_budget_reads_the_real_resident_set():
     held = []

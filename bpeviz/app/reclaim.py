@@ -18,6 +18,7 @@ from bpeviz.core.errors import BpevizError
 
 from . import live, state, style
 from .i18n import t
+from .rooms import clean_code
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9_-]{8,32}")  # as live.student_id draws them (secrets.token_urlsafe)
 
@@ -42,7 +43,7 @@ def _found() -> None:
         return
     teacher = kept.get("teacher")
     if isinstance(teacher, dict):
-        _reclaim(str(teacher.get("code", ""))[:16], str(teacher.get("secret", ""))[:64])
+        _reclaim(clean_code(teacher.get("code", "")), str(teacher.get("secret", ""))[:64])  # shown: only code letters
 
 
 def _reclaim(code: str, secret: str) -> None:

@@ -52,7 +52,7 @@ class Vote:
     ballots: dict[str, str] = field(default_factory=dict)  # student id -> option
     revealed: bool = False
     round: int = 1  # 2 once the teacher asked again after a discussion (peer instruction)
-    first: tuple[tuple[str, ...], ...] | None = None  # round 1's ballots' choices, kept for the side-by-side reveal
+    first: tuple[str, ...] | None = None  # round 1's ballots' choices, kept for the side-by-side reveal
 
     def tally(self) -> dict[str, int]:
         counted = Counter(self.ballots.values())
@@ -62,11 +62,11 @@ class Vote:
         return sum(choice in self.right for choice in self.ballots.values()) / len(self.ballots) if self.ballots else 0.0
 
     def first_tally(self) -> dict[str, int]:
-        counted = Counter(choice for (choice,) in self.first or ())
+        counted = Counter(self.first or ())
         return {option: counted[option] for option in self.options}
 
     def first_share_right(self) -> float:
-        return sum(choice in self.right for (choice,) in self.first) / len(self.first) if self.first else 0.0
+        return sum(choice in self.right for choice in self.first) / len(self.first) if self.first else 0.0
 
 
 @dataclass
@@ -249,7 +249,7 @@ class Rooms:
             vote = room.vote
             if vote is None or vote.revealed or vote.round > 1:
                 raise BpevizError("class_no_vote", "There is no open vote now.")
-            vote.first, vote.ballots, vote.round = tuple((c,) for c in vote.ballots.values()), {}, 2
+            vote.first, vote.ballots, vote.round = tuple(vote.ballots.values()), {}, 2
             room.version += 1
 
     def reveal(self, code: str, secret: str) -> None:

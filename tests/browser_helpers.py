@@ -127,3 +127,44 @@ BROKEN_HEADERS = """() => {
 def broken_headers(pg) -> list[str]:
     """Words of visible table headings broken across lines."""
     return pg.evaluate(BROKEN_HEADERS)
+
+
+LOW_CONTRAST = """(selector) => {
+  // bpeviz's own text (selector) that reads under 4.5:1 against the background it is drawn on (3:1 for large type);
+  // chart text against the page. Each found: [its text, the ratio].
+  const rgba = (c) => (c.match(/[0-9.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map(c => c / 255).map(c => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)
+    .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const behind = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const found = [];
+  const page = behind(document.querySelector('[data-testid="stMain"]'));
+  for (const el of document.querySelectorAll(selector)) {
+    for (const node of [el, ...el.querySelectorAll('*')]) {
+      if (!node.offsetParent || node.closest('button:disabled, svg')) continue;
+      const own = [...node.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+      if (!own) continue;
+      const style = getComputedStyle(node);
+      const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.6 && +style.fontWeight >= 700);
+      const r = ratio(rgba(style.color).slice(0, 3), behind(node));
+      if (r < (large ? 3 : 4.5)) found.push([node.textContent.trim().slice(0, 30), +r.toFixed(2)]);
+    }
+  }
+  for (const t of document.querySelectorAll('.vega-embed svg :is(.role-axis-label, .role-axis-title, .role-legend-label) text')) {
+    const r = ratio(rgba(getComputedStyle(t).fill).slice(0, 3), page);
+    if (r < 4.5) found.push([t.textContent.slice(0, 30), +r.toFixed(2)]);
+  }
+  return found;
+}"""
+OWN_TEXT = ".bpe-player, .bpe-table, .bpe-chips, .bpe-join-code, [data-testid='stTable']"
+
+
+def low_contrast(pg) -> list:
+    """bpeviz's own text (the player, tables, chips, chart labels) that reads under 4.5:1 (large type 3:1) where drawn."""
+    return pg.evaluate(LOW_CONTRAST, OWN_TEXT)

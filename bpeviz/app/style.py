@@ -29,14 +29,16 @@ def css(name: str) -> str:
 
 
 def apply() -> None:
-    """The page's CSS: chips and tables, and classroom mode's large type when it is on; Streamlit's own texts translated."""
+    """The page's CSS: chips and tables in the page's light or dark theme (theme.js marks which), and classroom mode's
+    large type when it is on; Streamlit's own texts translated."""
     sheets = render.CHIP_CSS + css("base.css") + (css("classroom.css") if st.session_state.get("classroom") else "")
     st.markdown(sheets, unsafe_allow_html=True)
     language = "pt" if st.session_state.get("lang") == "pt" else "en"  # the script holds no other value
-    st.html(f"<script>{texts_script().replace('__LANG__', language)}</script>", unsafe_allow_javascript=True)
+    scripts = script("streamlit_texts.js").replace("__LANG__", language) + "\n" + script("theme.js")
+    st.html(f"<script>{scripts}</script>", unsafe_allow_javascript=True)
 
 
 @cache
-def texts_script() -> str:
-    """assets/streamlit_texts.js without its comment lines (they are for the reader, not for every page sent)."""
-    return "\n".join(line for line in asset("streamlit_texts.js").splitlines() if not line.lstrip().startswith("//"))
+def script(name: str) -> str:
+    """A script of assets/ without its comment lines (they are for the reader, not for every page sent)."""
+    return "\n".join(line for line in asset(name).splitlines() if not line.lstrip().startswith("//"))

@@ -113,9 +113,9 @@ def chart(spec: alt.TopLevelMixin, **kwargs) -> None:
     if lang() in NUMBER_LOCALES:  # the axes, labels and tooltips write numbers as the interface language does
         spec = with_locale(spec, NUMBER_LOCALES[lang()])
     legend: dict = {"labelLimit": 0, "columns": LEGEND_COLUMNS}  # a legend's own columns= wins (the 26 languages)
-    if big:  # large and black: the theme's grey text is 3.7:1 on white, too faint on a projector
-        legend.update(labelFontSize=18, titleFontSize=18, columns=1, labelColor="#000", titleColor="#000")
-        spec = spec.configure_axis(labelFontSize=18, titleFontSize=18, labelColor="#000", titleColor="#000")
+    if big:  # large, and at full contrast by classroom.css in either theme (the theme's grey is 3.7:1 on white)
+        legend.update(labelFontSize=18, titleFontSize=18, columns=1)
+        spec = spec.configure_axis(labelFontSize=18, titleFontSize=18)
         spec = spec.configure_text(fontSize=18)
     st.altair_chart(spec.configure_legend(**legend), width="stretch", **kwargs)
 
@@ -145,7 +145,7 @@ def table(frame: pd.DataFrame, *, height: int | None = None, highlight: Callable
         inert = lambda v: render.md(v).replace("\\|", "\\|\u200b") if isinstance(v, str) else v  # noqa: E731
         frame = pd.DataFrame({heading(c): col.map(inert) for c, col in frame.items()}, index=frame.index)
     data = frame if highlight is None else \
-        frame.style.apply(lambda row: ["background-color: #ffe97a" if highlight(row) else "" for _ in row], axis=1)
+        frame.style.apply(lambda row: ["background-color: #ffe97a; color: #111" if highlight(row) else "" for _ in row], axis=1)
     if big:
         st.table(data, hide_index=True, height=CLASSROOM_TABLE_HEIGHT if len(frame) > 12 else "content")
     else:

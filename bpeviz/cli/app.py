@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib.resources import files
 
 HELP = """usage: bpeviz app [streamlit run options]
@@ -24,12 +24,16 @@ The options of `streamlit run` follow.
 def classroom_flags() -> list[str]:
     """The packaged config.toml as `streamlit run` flags: ["--server.headless=true", ...]."""
     config = tomllib.loads((files("bpeviz.app") / "config.toml").read_text(encoding="utf-8"))
-    flags = []
-    for section, options in config.items():
-        for key, value in options.items():
-            text = str(value).lower() if isinstance(value, bool) else str(value)
-            flags.append(f"--{section}.{key}={text}")
-    return flags
+    return list(_flags(config, ""))
+
+
+def _flags(table: dict, prefix: str) -> Iterator[str]:
+    """A TOML table's options as flags, nested tables ([theme.dark]) by their dotted names."""
+    for key, value in table.items():
+        if isinstance(value, dict):
+            yield from _flags(value, f"{prefix}{key}.")
+        elif prefix:
+            yield f"--{prefix}{key}={str(value).lower() if isinstance(value, bool) else value}"
 
 
 def _given(args: Sequence[str]) -> set[str]:

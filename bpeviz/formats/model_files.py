@@ -10,6 +10,7 @@ normalizer (lowercasing, accents) is not replayed; give text as the model expect
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from bpeviz.core.errors import BpevizError, cut
@@ -30,7 +31,13 @@ META = "\u2581"  # SentencePiece's ▁, which HF's Metaspace puts for a space
 def _num(value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise ValueError(f"{what} must be a number, not {cut(value)}.")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if math.isinf(number):
+        raise ValueError(f"{what} is out of range ({cut(value)}): a score must be a finite number.")
+    return number
 
 
 # -- bpeviz JSON ---------------------------------------------------------------------------------

@@ -145,7 +145,7 @@ CHIP_CSS = """
             color: #111; border: 1px solid rgba(0,0,0,.15); white-space: pre; }
 .bpe-chip sub.bpe-id { font-size: .65em; color: #444; margin-left: .25em; }
 .bpe-partial { outline: 2px dashed #b00020; }
-.bpe-hl { outline: 3px solid #000; box-shadow: 0 0 0 5px #ffd400; }
+.bpe-hl { outline: 3px solid var(--bpe-ink-strong, #000); box-shadow: 0 0 0 5px #ffd400; }
 .bpe-chip { position: relative; }
 .bpe-chip:focus { outline: 3px solid #1a56db; outline-offset: 1px; }
 .bpe-chip:hover::after, .bpe-chip:focus::after { content: attr(data-tip); position: absolute; left: 0; top: 100%; z-index: 20;

@@ -1,7 +1,7 @@
 """Classroom mode at projector sizes, in English and Portuguese: nothing cut, everything enlarged."""
 
 import pytest
-from browser_helpers import assert_no_errors, broken_headers, cut_chart_labels, open_app, truncated_controls
+from browser_helpers import assert_no_errors, broken_headers, cut_chart_labels, low_contrast, open_app, truncated_controls
 from conftest import shot
 
 PAGES = ["", "/encode", "/rules", "/algorithms", "/charts", "/languages", "/quirks", "/inspect", "/beyond", "/files"]
@@ -84,5 +84,34 @@ def test_presenting_puts_controls_table_chart_and_corpus_on_one_projector_screen
         assert page.evaluate(SPLIT_WORDS) == 0  # a pre-token's chips stay on one line
         page.get_by_role("button", name="Exit the presentation" if lang == "en" else "Sair da apresentação").click()
         page.locator('[data-testid="stSidebar"]').wait_for(state="visible", timeout=30_000)
+    finally:
+        context.close()
+
+
+THEMED_PAGES = [("/?step=10", '[data-testid="bpe-counter"]'), ("/encode", '[data-testid="bpe-counter"]'),
+                ("/charts", ".vega-embed svg .role-legend"), ("/rules", "h1")]
+BACKGROUND = "getComputedStyle(document.querySelector('.stApp')).backgroundColor"
+
+
+@pytest.mark.parametrize("big", [0, 1])
+def test_a_dark_browser_gets_the_dark_theme_and_every_text_of_ours_reads(browser, app_url, big):
+    """Issue 45 ("also build"): a dark room's browser asks for dark; the player, chips, tables and chart labels had
+    black text and white buttons on it. The page follows the browser's preference, and back when it changes."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme="dark")
+    page = context.new_page()
+    try:
+        for path, drawn in THEMED_PAGES:
+            open_app(page, app_url, f"{path}{'&' if '?' in path else '?'}lang=pt&big={big}")
+            page.locator(drawn).first.wait_for(state="attached", timeout=60_000)
+            page.wait_for_function("() => document.documentElement.dataset.bpeTheme === 'dark'", timeout=10_000)
+            assert sum(map(float, page.evaluate(BACKGROUND)[4:-1].split(",")[:3])) < 150, page.evaluate(BACKGROUND)
+            page.wait_for_timeout(300)
+            assert low_contrast(page) == [], (path, big)
+            assert_no_errors(page)
+            shot(page, f"dark-{'classroom-' if big else ''}{path.split('?')[0].strip('/') or 'train'}")
+        page.emulate_media(color_scheme="light")  # the room's lights go on: the system switches back
+        page.wait_for_function("() => document.documentElement.dataset.bpeTheme === 'light'", timeout=10_000)
+        page.wait_for_timeout(300)
+        assert low_contrast(page) == []
     finally:
         context.close()

@@ -172,6 +172,9 @@ HOSTILE_FILES = {
     "tiktoken duplicate token": b"YQ== 0\nYQ== 1\n",
     "tiktoken not base64": b"!!! 0\n",
     "binary noise": bytes(range(256)) * 40,
+    "unigram score beyond a float": b'{"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0], ["a", 1'
+                                    + b"0" * 400 + b"]]}}",
+    "unigram score infinite": b'{"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0], ["a", -Infinity]]}}',
 }
 
 
@@ -183,7 +186,8 @@ def test_a_hostile_tokenizer_file_gets_a_plain_message(name):
     assert "Traceback" not in str(info.value) and len(str(info.value)) < 400
 
 
-@pytest.mark.parametrize("name", ["deep nesting", "hf merges a number", "bpeviz pretokenizer a number", "tiktoken negative rank"])
+@pytest.mark.parametrize("name", ["deep nesting", "hf merges a number", "bpeviz pretokenizer a number", "tiktoken negative rank",
+                                  "unigram score beyond a float"])
 def test_the_cli_says_one_line_for_a_hostile_file(name, tmp_path):
     path = tmp_path / "evil.json"
     path.write_bytes(HOSTILE_FILES[name])

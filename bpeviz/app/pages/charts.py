@@ -90,7 +90,7 @@ def draw_vocab_chart(data: dict) -> None:
     rows = [{"vocab": v, "bpt": b, "series": training} for v, b in data["train"]]
     rows += [{"vocab": v, "bpt": b, "series": heldout} for v, b in data["heldout"]]
     lines = pd.DataFrame(rows)
-    refs = pd.DataFrame([{"vocab": v, "bpt": b, "series": name} for name, v, b in data["references"]])
+    refs = pd.DataFrame([{"vocab": v, "bpt": b, "series": name} for name, v, b in sorted(data["references"], key=lambda r: r[1])])
     x = alt.X("vocab:Q", scale=alt.Scale(type="log", base=2), title=t("axis_vocab_log"))
     y = alt.Y("bpt:Q", title=t("axis_bpt"))
     tooltip = [alt.Tooltip("series", title=t("col_series")), alt.Tooltip("vocab", title=t("col_vocab")),
@@ -98,11 +98,13 @@ def draw_vocab_chart(data: dict) -> None:
     line_chart = alt.Chart(lines).mark_line(strokeWidth=3).encode(
         x=x, y=y, color=alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom")), tooltip=tooltip)
     held_points = alt.Chart(lines[lines.series == heldout]).mark_point(size=70, filled=True).encode(x=x, y=y, color="series:N")
-    ref_points = alt.Chart(refs).mark_point(size=160, shape="diamond", filled=True, color="#333").encode(x=x, y=y,
-                                                                                                         tooltip=tooltip)
-    # neighbours on a log axis: alternate the labels above and below their diamonds so they never overlap
-    labels = [alt.Chart(part).mark_text(align="center", dy=dy, fontSize=14, fontWeight="bold").encode(x=x, y=y, text="series")
-              for part, dy in ((refs.iloc[::2], -16), (refs.iloc[1::2], 18))]
+    # named bpe_ink: drawn in the page's ink, dark or light (base.css)
+    ref_points = alt.Chart(refs, name="bpe_ink_points").mark_point(size=160, shape="diamond", filled=True, color="#333").encode(
+        x=x, y=y, tooltip=tooltip)
+    # neighbours on a log axis (sorted by size): alternate the labels above and below their diamonds so they never overlap
+    labels = [alt.Chart(part, name=f"bpe_ink_labels_{k}")
+              .mark_text(align="center", dy=dy, fontSize=14, fontWeight="bold", color="#111").encode(x=x, y=y, text="series")
+              for k, (part, dy) in enumerate(((refs.iloc[::2], -16), (refs.iloc[1::2], 18)))]
     views.chart(alt.layer(line_chart, held_points, ref_points, *labels).properties(height=420))
 
 

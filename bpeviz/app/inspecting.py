@@ -8,6 +8,8 @@ for a page a class rarely opens first.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from bpeviz.data import corpora
@@ -27,8 +29,10 @@ def sample(code: str) -> str:
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def mixture(key: str, categories: tuple[str, ...], n_merges: int, _tok: object) -> tuple[dict, str, int]:
-    found = inspect.infer_mixture(_tok, {code: sample(code) for code in categories}, n_merges=n_merges)
+def mixture(key: str, categories: tuple[str, ...], n_merges: int, _tok: object,
+            _progress: Callable[[int, int], None] | None = None) -> tuple[dict, str, int]:
+    """The inferred mix; _progress (the visitor's budget) may stop it during the replay or between solver rounds."""
+    found = inspect.infer_mixture(_tok, {code: sample(code) for code in categories}, n_merges=n_merges, progress=_progress)
     return dict(found), found.outcome, found.merges_used
 
 

@@ -13,7 +13,7 @@ token back; encoding never emits it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from bpeviz import formats
@@ -98,19 +98,21 @@ def sample_words(tok: Tokenizer, sample: object, name: str) -> Counter[str]:
     return Counter(counts)
 
 
-def infer_mixture(tokenizer: object, samples: Mapping[str, object], n_merges: int = 2_000) -> Mixture:
+def infer_mixture(tokenizer: object, samples: Mapping[str, object], n_merges: int = 2_000, *,
+                  progress: Callable[[int, int], None] | None = None) -> Mixture:
     """The training mix that best explains the merge order, as shares of training bytes per category of `samples`.
 
     samples: category -> sample text or count table (pre-token -> count; lessons/samples.py builds them from word
     lists). The method is Hayase et al.'s (lessons/mixture.py). Example, a tokenizer trained on English and Portuguese:
     infer_mixture(tok, {"en": english, "pt": portuguese}) -> {"en": 0.49, "pt": 0.51}
+    progress(done, total): called during the replay and after each solver round (a budget may stop it there).
     """
     if len(samples) < 2:
         raise BpevizError("inspect_samples", "Give at least two categories, each with some sample text.")
     n_merges = max(1, min(int(n_merges), MAX_MIX_MERGES))
     tok = as_tokenizer(tokenizer, n_merges)
     words = {name: sample_words(tok, sample, name) for name, sample in samples.items()}
-    weights, message, steps, slack = mixture.infer(tok, words)
+    weights, message, steps, slack = mixture.infer(tok, words, progress=progress)
     return Mixture(weights, message, steps, slack)
 
 

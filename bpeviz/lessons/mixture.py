@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from bpeviz.core.errors import BpevizError
 from bpeviz.core.records import to_bytes
@@ -124,12 +124,16 @@ def solve(rows: list[tuple[int, Pair, list[float]]], n: int):  # -> (alpha, v_st
 TOP_PER_SAMPLE = 16  # each sample's best pairs kept per step; the exact replay then checks every other pair
 
 
-def record(samples: list[SamplePairs], merges: list[tuple[Pair, int]], k: int = TOP_PER_SAMPLE) -> list[tuple]:
-    """Steps 1-2 in one replay: at every step, the merge's counts and each sample's k best pairs', in every sample."""
+def record(samples: list[SamplePairs], merges: list[tuple[Pair, int]], k: int = TOP_PER_SAMPLE,
+           progress: Callable[[int, int], None] | None = None) -> list[tuple]:
+    """Steps 1-2 in one replay: at every step, the merge's counts and each sample's k best pairs', in every sample.
+    progress(steps done, steps) every 64 steps: where a budget stops it."""
     import numpy as np
 
     out = []
-    for merge, new in merges:
+    for step, (merge, new) in enumerate(merges):
+        if progress is not None and step % 64 == 0:
+            progress(step, len(merges))
         rivals = sorted({p for sample in samples for p in sample.top(k)} - {merge})
         own = np.array([sample.counts.get(merge, 0) * sample.scale for sample in samples])
         others = np.array([[sample.counts.get(p, 0) * sample.scale for sample in samples] for p in rivals])
@@ -166,14 +170,16 @@ UNCONSTRAINED = "No merge is beaten by another pair in the samples: nothing cons
 GAVE_UP = "The solver gave up: "
 
 
-def infer(tok: Tokenizer, words: Mapping[str, Mapping[str, int]], rounds: int = ROUNDS):
-    """The mix (name -> share), the solver's message, the merges some sample shows, and the slack per million bytes."""
+def infer(tok: Tokenizer, words: Mapping[str, Mapping[str, int]], rounds: int = ROUNDS,
+          progress: Callable[[int, int], None] | None = None):
+    """The mix (name -> share), the solver's message, the merges some sample shows, and the slack per million bytes.
+    progress(done, total) during the replay and after each solver round."""
     names = list(words)
     if len(names) < 2:
         raise BpevizError("inspect_samples", "Give at least two categories, each with a sample.")
     merges = [((m.left_id, m.right_id), m.id) for m in tok.merges]
     n = len(names)
-    steps = record([SamplePairs(words[name], tok) for name in names], merges)
+    steps = record([SamplePairs(words[name], tok) for name in names], merges, progress=progress)
     shown = sum(1 for _, own, _ in steps if own.any())  # merges some sample shows: the ones that say something
     if not shown:
         return dict(zip(names, [1.0 / n] * n)), NO_MERGE, 0, 0.0
@@ -191,6 +197,8 @@ def infer(tok: Tokenizer, words: Mapping[str, Mapping[str, int]], rounds: int = 
         rows += new
         known |= {(t, p) for t, p, _ in new}
         found, v_step, v_pair, result = solve(rows, n)
+        if progress is not None:
+            progress(len(merges), len(merges))
         if found is None:
             return dict(zip(names, [1.0 / n] * n)), f"{GAVE_UP}{result.message}", shown, float("nan")
         alpha = found

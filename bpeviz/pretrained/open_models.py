@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import unicodedata
 from collections.abc import Collection, Iterable
 from typing import Literal
@@ -71,6 +72,18 @@ def tiktoken_parts(encoding: object) -> tuple[dict[bytes, int], str] | None:
     return (ranks, pattern) if isinstance(ranks, dict) and isinstance(pattern, str) else None
 
 
+# A whitespace run this long (or longer) is where tiktoken's regex engine may overflow its stack: 1 MB of spaces, tabs
+# or U+3000 does under o200k_base's and Qwen's patterns, 300 000 never did. Such a text goes to the replay before
+# tiktoken is called, so its panic (printed on stderr, with a backtrace where RUST_BACKTRACE is set) never happens.
+# The pattern starts only where a run starts, so looking is linear in the text.
+LONG_WHITESPACE = 65_536
+_LONG_RUN = re.compile(rf"(?<!\s)\s{{{LONG_WHITESPACE}}}")
+
+
+def _overflows(text: str) -> bool:
+    return len(text) >= LONG_WHITESPACE and _LONG_RUN.search(text) is not None
+
+
 class PanicSafeEncoding:
     """A tiktoken.Encoding whose Rust panics become bpeviz's own replay of the same split and merges.
 
@@ -85,6 +98,8 @@ class PanicSafeEncoding:
         self._encoding = encoding
 
     def encode_ordinary(self, text: str) -> list[int]:
+        if _overflows(text):
+            return self._replay(text)
         try:
             return self._encoding.encode_ordinary(text)
         except BaseException as exc:  # PanicException is a BaseException; it is caught by name, nothing else is
@@ -93,6 +108,9 @@ class PanicSafeEncoding:
             return self._replay(text)
 
     def encode(self, text: str, **kwargs) -> list[int]:
+        if _overflows(text) and not any(special in text for special in self._encoding.special_tokens_set):
+            self._encoding.encode(text[:0], **kwargs)  # its checks of allowed and disallowed special tokens, on nothing
+            return self._replay(text)
         try:
             return self._encoding.encode(text, **kwargs)
         except BaseException as exc:

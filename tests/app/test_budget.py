@@ -109,3 +109,19 @@ def test_the_app_stops_a_run_over_budget_and_keeps_the_text(monkeypatch):
     at.run(timeout=120)
     assert not at.error and at.session_state["pasted"] == text
     assert runs.trained_runs().trained == before + 1
+
+
+def test_mixture_inference_stops_at_a_progress_call_once_the_visitor_has_left():
+    """Issue 43 row 2: Inspect's mixture inference ran with no budget, on for a visitor who had gone."""
+    from bpeviz.lessons import inspect
+
+    en, pt = "\n".join(corpora.documents("udhr-en")), "\n".join(corpora.documents("udhr-pt"))
+    tok = bpeviz.train(en[:20_000] + pt[:20_000], vocab_size=600, level="bytes")
+    calls = []
+    assert inspect.infer_mixture(tok, {"en": en, "pt": pt}, n_merges=300, progress=lambda d, n: calls.append(d))
+    assert len(calls) >= 5  # during the replay (every 64 merges) and after each solver round
+    here = iter([True, True, False])
+    with pytest.raises(BpevizError) as caught:
+        inspect.infer_mixture(tok, {"en": en, "pt": pt}, n_merges=300,
+                              progress=budget.Budget(still_here=lambda: next(here, False)).watch())
+    assert caught.value.code == "visitor_left"

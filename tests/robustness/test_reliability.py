@@ -2,6 +2,9 @@
 
 import contextlib
 import json
+import os
+import subprocess
+import sys
 import time
 from collections import Counter
 
@@ -275,3 +278,26 @@ def test_a_unigram_run_the_server_cannot_afford_is_refused_with_a_message():
     assert not at.exception
     said = " ".join(e.value for e in at.error) + " ".join(c.value for c in at.caption)
     assert f"{runs.MAX_UNIGRAM_CHARS:,}" in said and "command line" in said
+
+
+@pytest.mark.slow  # three real tokenizers on a megabyte in a fresh process
+def test_a_megabyte_of_spaces_prints_nothing_on_stderr():
+    """Issue 43 row 7: the count was right, but tiktoken's Rust panic (and its backtrace) was printed on stderr."""
+    code = ("import bpeviz\nfor name in ['o200k_base', 'qwen3.6', 'tekken']:\n"
+            "    print(len(bpeviz.reference(name).encode_ordinary(' ' * 1_000_000 + 'x')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "RUST_BACKTRACE": "1"})
+    assert out.returncode == 0 and "panicked" not in out.stderr and "backtrace" not in out.stderr, out.stderr[-500:]
+    assert all(int(n) > 0 for n in out.stdout.split())
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_a_long_whitespace_run_goes_to_the_replay_and_counts_as_tiktoken_does(name):
+    """Texts with a whitespace run of LONG_WHITESPACE or more skip tiktoken (which may overflow its stack on them);
+    at 70 000 spaces tiktoken still works, and is the oracle."""
+    from bpeviz.pretrained.open_models import LONG_WHITESPACE
+
+    ref = bpeviz.reference(name)
+    text = "Olá, mundo!\n" + " " * (LONG_WHITESPACE + 4_464) + "fim.\t\t" + "\u3000" * 70_000 + "x"
+    assert ref.encode_ordinary(text) == ref._encoding.encode_ordinary(text)
+    assert ref.encode(text) == ref._encoding.encode(text)

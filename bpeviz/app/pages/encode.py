@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from bpeviz.app import live, player, runs, sidebar, state, views, votes
+from bpeviz import formats
+from bpeviz.app import box, live, player, runs, sidebar, state, views, votes
 from bpeviz.app.i18n import bound, error_text, num, t
 from bpeviz.app.main import page_path
+from bpeviz.core.errors import BpevizError
 from bpeviz.core.records import ENDOFTEXT, has_raw_bytes
 from bpeviz.lessons import render, sources
 from bpeviz.models import sampling
@@ -94,14 +95,12 @@ def inspector_controls(text: str) -> tuple[int, int]:
     return (start, end)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def count_with(digest: str, name: str, _data: bytes, _encode) -> int:
-    """Tokens of an uploaded file under one tokenizer (digest and name are the cache key)."""
-    return len(_encode(_data.decode("utf-8", "surrogateescape")))
+COUNT_CACHE = 8  # files whose counts a session keeps (a rerun redraws the table without counting again)
 
 
 def count_file(tok: Tokenizer | None, lesson: sidebar.Lesson) -> None:
-    """How many tokens is my file? The trained tokenizer and every real one, on an uploaded file."""
+    """How many tokens is my file? The trained tokenizer and every real one, on an uploaded file, counted in a process
+    of its own (app/box.py): stopped when the visitor leaves or the budget runs out, its memory capped."""
     st.subheader(t("count_file_title"))
     upload = st.file_uploader(t("count_file_label", cap=MAX_COUNT_MB), type=["txt", "md", "py", "csv", "json", "html"],
                               key="count_upload", max_upload_size=MAX_COUNT_MB, help=t("count_file_help", cap=MAX_COUNT_MB))
@@ -111,22 +110,62 @@ def count_file(tok: Tokenizer | None, lesson: sidebar.Lesson) -> None:
         st.error(t("too_big", name=render.md(upload.name), size=upload.size / 1e6, cap=MAX_COUNT_MB))
         return
     data = upload.getvalue()
-    digest = hashlib.sha256(data).hexdigest()
     text = data.decode("utf-8", "surrogateescape")
-    encoders: list[tuple[str, str, Callable[[str], list[int]]]] = [
-        (encoding.label, name, views.reference(name).encode_ordinary) for name, encoding in ENCODINGS.items()]
+    labels = {name: encoding.label for name, encoding in ENCODINGS.items()}
+    header: dict = {"names": list(ENCODINGS), "cut_at": "gpt2", "trained": None}
+    blobs = [data]
     if tok is not None and lesson.source is not None and (tok.level == "bytes" or not has_raw_bytes(text)):
-        encoders.insert(0, (t("trained_here"), runs.run_digest(lesson.source, lesson.settings), tok.encode_ordinary))
-    bar = st.progress(0.0)
+        trained = _as_file(tok)
+        if trained is not None:
+            header.update(trained=t("trained_here"), cut_at=_cut_at(tok))
+            blobs.append(trained)
+    key = hashlib.sha256(data + b"\0" + (blobs[1] if len(blobs) > 1 else b"")).hexdigest()
+    cache = st.session_state.setdefault("count_cache", {})
+    if key not in cache:
+        try:
+            cache[key] = _count_in_box(header, blobs)
+        except BpevizError as exc:
+            st.error(error_text(exc))
+            return
+        while len(cache) > COUNT_CACHE:
+            cache.pop(next(iter(cache)))
     rows = []
-    for k, (label, key, encode) in enumerate(encoders):
-        bar.progress(k / len(encoders), text=t("counting_with", name=render.md(label)))
-        n = count_with(digest, key, data, encode)
-        rows.append({t("col_tokenizer"): label, t("col_tokens"): num(n), t("col_characters"): num(len(text)),
+    for label, n in cache[key].items():
+        rows.append({t("col_tokenizer"): labels.get(label, label), t("col_tokens"): num(n), t("col_characters"): num(len(text)),
                      t("col_bytes"): num(len(data)), t("col_bytes_per_token"): num(len(data) / n, ".2f") if n else "–"})
-    bar.empty()
     st.caption(t("count_file_caption", name=render.md(upload.name)))
-    st.table(pd.DataFrame(rows).set_index(t("col_tokenizer")))  # six rows: a plain table reads on a projector
+    st.table(pd.DataFrame(rows).set_index(t("col_tokenizer")))  # seven rows: a plain table reads on a projector
+
+
+def _count_in_box(header: dict, blobs: list[bytes]) -> dict[str, int]:
+    """The counts, with a bar that says which tokenizer is counting (or how many visitors' tasks are ahead)."""
+    bar = st.progress(0.0, text=t("counting_start"))
+
+    def on_message(message: dict) -> None:
+        done = (message["tokenizer"] + message["done"] / message["total"]) / message["tokenizers"]
+        bar.progress(min(1.0, done), text=t("counting_with", name=render.md(message["label"])))
+
+    def on_wait(ahead: int) -> None:
+        bar.progress(0.0, text=t("count_waiting", n=ahead))
+
+    try:
+        return box.run("count_file", header, blobs, budget=runs.budget(), on_message=on_message, on_wait=on_wait)["tokens"]
+    finally:
+        bar.empty()
+
+
+def _as_file(tok: Tokenizer) -> bytes | None:
+    """The trained tokenizer as a bpeviz file for the counting process, or None if it cannot be written as one."""
+    try:
+        return formats.FORMATS["json"].write(tok)
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def _cut_at(tok: Tokenizer) -> str:
+    """A split the file may be cut at for every tokenizer counted: GPT-2's, unless the trained one's cannot be cut."""
+    pattern = tok.settings.pretokenizer
+    return "gpt2" if pretokenize.is_chunkable(pattern) else pattern
 
 
 def dropout_section(tok: Tokenizer, lesson: sidebar.Lesson, text: str) -> None:

@@ -52,7 +52,7 @@ def known_answer(name: str) -> pd.DataFrame:
     run = runs.mix_run(tuple(sorted(weights.items())), 4096)
     samples = {lang: "\n".join(mix.training_documents(lang)) for lang in weights}
     sizes = {lang: len(to_bytes(samples[lang])) * w for lang, w in weights.items()}
-    found = inspect.infer_mixture(run.tok, samples, n_merges=4096)
+    found = inspect.infer_mixture(run.tok, samples, n_merges=4096, progress=runs.budget().watch())
     return pd.DataFrame({"lang": list(weights), "truth": [sizes[g] / sum(sizes.values()) for g in weights],
                          "inferred": [found[g] for g in weights]})
 
@@ -79,7 +79,7 @@ def mixture_section(key: str, tok: object) -> None:
         return
     with st.spinner(t("inspect_working")):
         try:
-            weights, outcome, used = inspecting.mixture(key, tuple(picked), int(n), tok)
+            weights, outcome, used = inspecting.mixture(key, tuple(picked), int(n), tok, runs.budget().watch())
         except ValueError as exc:
             st.error(render.md(error_text(exc)))
             return

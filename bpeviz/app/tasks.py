@@ -1,0 +1,111 @@
+"""The tasks a visitor's page runs in a process of its own (box.py starts `python -m bpeviz.app.tasks`).
+
+The child reads one JSON line (task, header, blob sizes) and the blobs from stdin, caps its own address space at
+BPEVIZ_TASK_MEMORY bytes, ends when the server ends, runs the task, and writes one JSON line per message: progress,
+then {"result": ...} or {"error": code, "message": ..., "kwargs": ...}. No Streamlit import here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from bpeviz.core.errors import BpevizError
+
+Send = Callable[[dict], None]
+
+COUNT_BLOCK_CHARS = 1_000_000  # a file is counted in blocks of about this many characters, each a progress message
+
+
+def count_file(header: dict, blobs: list[bytes], send: Send) -> dict:
+    """Tokens of a file (blobs[0]) under each named real tokenizer and, if given, a trained one (blobs[1], bpeviz JSON).
+
+    The file is cut where no pre-token of `header["cut_at"]` crosses, so the counts are those of the whole file.
+    Result: {"tokens": {label: n}}; a progress message after each block: {"label", "done", "total"}.
+    """
+    from bpeviz import formats
+    from bpeviz.counting.blocks import text_blocks
+    from bpeviz.pretrained.encodings import reference
+
+    text = blobs[0].decode("utf-8", "surrogateescape")
+    counters: list[tuple[str, Callable[[str, bool], int]]] = []
+    if header.get("trained"):
+        counters.append((header["trained"], _counter(formats.import_data(blobs[1], "trained.json"), continued=True)))
+    for name in header["names"]:
+        encoding = reference(name)  # a SentencePiece model puts its dummy prefix once, before the whole file
+        counters.append((name, _counter(encoding, continued=hasattr(encoding, "tokenizer"))))
+    blocks = [block.docs for block in text_blocks([text], header.get("cut_at", "gpt2"), COUNT_BLOCK_CHARS)] or [[""]]
+    tokens = {}
+    for k, (label, counter) in enumerate(counters):
+        n, first = 0, True
+        for b, docs in enumerate(blocks):
+            for part in docs:
+                n += counter(part, first)
+                first = False
+            send({"label": label, "tokenizer": k, "tokenizers": len(counters), "done": b + 1, "total": len(blocks)})
+        tokens[label] = n
+    return {"tokens": tokens}
+
+
+def _counter(encoder: Any, *, continued: bool) -> Callable[[str, bool], int]:
+    """count(part, first part of the file)."""
+    if continued:
+        return lambda part, first: len(encoder.encode_ordinary(part, continued=not first))
+    return lambda part, first: len(encoder.encode_ordinary(part))
+
+
+def hog(header: dict, blobs: list[bytes], send: Send) -> dict:
+    """Holds header["megabytes"] of memory, then waits header["seconds"]: what the box's tests stop."""
+    import time
+
+    held = bytearray(int(header.get("megabytes", 0)) * 1_000_000)
+    send({"holding": len(held)})
+    time.sleep(float(header.get("seconds", 0)))
+    return {"held": len(held)}
+
+
+TASKS: dict[str, Callable[[dict, list[bytes], Send], dict]] = {"count_file": count_file, "hog": hog}
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        import contextlib
+        import ctypes
+        import signal
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+
+
+def main() -> int:
+    _die_with_parent()
+    limit = int(os.environ.get("BPEVIZ_TASK_MEMORY", "0"))
+    if limit > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    out = sys.stdout.buffer
+
+    def send(message: dict) -> None:
+        out.write(json.dumps(message).encode() + b"\n")
+        out.flush()
+
+    request = json.loads(sys.stdin.buffer.readline())
+    blobs = [sys.stdin.buffer.read(size) for size in request["sizes"]]
+    try:
+        send({"result": TASKS[request["task"]](request["header"], blobs, send)})
+    except BpevizError as exc:
+        values = {k: v if isinstance(v, (int, float, str)) else str(v) for k, v in exc.values.items()}
+        send({"error": exc.code, "message": str(exc), "kwargs": values})
+    except MemoryError:
+        del blobs
+        megabytes = f"{limit / 1e6:.0f}"
+        send({"error": "budget_memory_task", "message": f"This task needed more than {megabytes} MB of memory; it was "
+              "stopped, and nothing else was touched. Try a smaller file.", "kwargs": {"megabytes": megabytes}})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -100,8 +100,12 @@ def test_custom_patterns_that_match_nothing_or_empty(pattern):
     assert tok.decode(tok.encode(text)) == text
 
 
-# The one place that starts a process: the background compile, `python -m bpeviz.engine.build GROUP` (a fixed argv)
-STARTS_A_PROCESS = {Path(ROOT, "bpeviz", "engine", "background.py")}
+# The places that start a process, each with a fixed argv: the background compile (`python -m bpeviz.engine.build
+# GROUP`) and a visitor's task (`python -m bpeviz.app.tasks`, its input on stdin)
+STARTS_A_PROCESS = {
+    Path(ROOT, "bpeviz", "engine", "background.py"): '[sys.executable, "-m", "bpeviz.engine.build", "--locked", group]',
+    Path(ROOT, "bpeviz", "app", "box.py"): '[sys.executable, "-m", "bpeviz.app.tasks"]',
+}
 
 
 def test_no_eval_exec_pickle_or_shell_in_product_code():
@@ -110,10 +114,10 @@ def test_no_eval_exec_pickle_or_shell_in_product_code():
     hits = [f"{p.name}: {line.strip()}" for p in sources if p not in STARTS_A_PROCESS for line in p.read_text().splitlines()
             if forbidden.search(line) and not line.strip().startswith("#")]
     assert hits == []
-    for path in STARTS_A_PROCESS:
+    for path, argv in STARTS_A_PROCESS.items():
         text = path.read_text()
         assert "shell=" not in text and "os.system" not in text and text.count("subprocess.Popen(") == 1
-        assert '[sys.executable, "-m", "bpeviz.engine.build", "--locked", group]' in text
+        assert argv in text
 
 
 

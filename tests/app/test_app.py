@@ -634,6 +634,7 @@ def test_files_page_shows_an_imported_rank_files_own_ids():
     assert "merge #" in tips[0] and "a base symbol" in tips[-1]  # "The" was merged; "." is one of the 256 bytes
 
 
+@pytest.mark.slow  # cl100k_base's mix inferred: about 20 s on the 2-core VM
 def test_the_inspect_page_reads_a_real_tokenizer_in_both_languages():
     at = new_app()
     at.switch_page("bpeviz/app/pages/inspect.py").run(timeout=300)

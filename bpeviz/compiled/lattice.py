@@ -14,7 +14,7 @@ from numba import njit
 
 from .hash import _find, _mix, _same, _slot, build_table, code_points
 
-__all__ = ["Lattice", "Table", "build_table", "code_points", "lattice", "relattice", "substrings"]
+__all__ = ["Lattice", "Table", "build_table", "code_points", "lattice", "relattice", "sketch", "substrings"]
 
 _NONE = -2  # `after` of a substring not yet followed by anything
 
@@ -74,9 +74,9 @@ def _grow(bits, keys, pos, lens, freq, after, cps):
     nbits = bits + 1
     nk = np.zeros(1 << nbits, np.uint64)
     npos = np.full(1 << nbits, -1, np.int64)
-    nlen = np.zeros(1 << nbits, np.int64)
+    nlen = np.zeros(1 << nbits, np.int8)
     nfreq = np.zeros(1 << nbits, np.int64)
-    nafter = np.full(1 << nbits, _NONE, np.int64)
+    nafter = np.full(1 << nbits, _NONE, np.int16)
     mask = (1 << nbits) - 1
     for s in range(len(keys)):
         if pos[s] >= 0:
@@ -87,15 +87,45 @@ def _grow(bits, keys, pos, lens, freq, after, cps):
     return nbits, nk, npos, nlen, nfreq, nafter
 
 
+_MULT2 = np.uint64(0xC2B2AE3D27D4EB4F)  # a second odd multiplier: the sketch's second cell
+
+
 @njit(cache=True, nogil=True)
-def substrings(cps, off, counts, finals, lead, max_len, space_byte):
+def sketch(cps, off, counts, max_len, bits):
+    """Two tables of 2**bits cells that count every substring of 2 to max_len code points up to 2 (by its hash).
+
+    A substring seen at most once in all (with its word's count) reads under 2 in one of its cells, unless other
+    substrings share both: the table of substrings (below) then leaves it out. It only ever counts too many, so no
+    substring seen twice is left out; most of those seen once are, and a text with no spaces has millions of them.
+    """
+    one, two = np.zeros(1 << bits, np.uint8), np.zeros(1 << bits, np.uint8)
+    shift = np.uint64(64 - bits)
+    for w in range(len(off) - 1):
+        b, n, cnt = off[w], off[w + 1] - off[w], min(counts[w], 2)
+        for start in range(n):
+            h = _mix(np.uint64(0), cps[b + start])
+            for stop in range(start + 2, min(n, start + max_len) + 1):
+                h = _mix(h, cps[b + stop - 1])
+                i, j = np.int64(h >> shift), np.int64((h * _MULT2) >> shift)
+                one[i] = min(2, one[i] + cnt)
+                two[j] = min(2, two[j] + cnt)
+    return one, two
+
+
+@njit(cache=True, nogil=True)
+def substrings(cps, off, counts, finals, lead, max_len, space_byte, one, two, sketch_bits):
     """unigram_python.branching_substrings: (position, length, count) of each substring seen twice before two bytes.
 
-    space_byte: what follows a word that is followed by another (SentencePiece's ▁ starts with it).
+    space_byte: what follows a word that is followed by another (SentencePiece's ▁ starts with it). one, two: the
+    sketch of the same substrings (sketch above); those it says were seen once are not tabled. The table starts at
+    the size the sketch foresees (its cells seen twice), so it seldom grows (a growth holds two tables at once).
     """
+    shift = np.uint64(64 - sketch_bits)
     bits = 16
+    while (1 << bits) < 2 * np.sum(one == 2) + 2:
+        bits += 1
     keys, pos = np.zeros(1 << bits, np.uint64), np.full(1 << bits, -1, np.int64)
-    lens, freq, after = np.zeros(1 << bits, np.int64), np.zeros(1 << bits, np.int64), np.full(1 << bits, _NONE, np.int64)
+    lens, freq, after = np.zeros(1 << bits, np.int8), np.zeros(1 << bits, np.int64), np.full(1 << bits, _NONE, np.int16)
     used = 0
     for w in range(len(off) - 1):
         b, n, cnt, fin = off[w], off[w + 1] - off[w], counts[w], finals[w]
@@ -103,6 +133,8 @@ def substrings(cps, off, counts, finals, lead, max_len, space_byte):
             h = _mix(np.uint64(0), cps[b + start])
             for stop in range(start + 2, min(n, start + max_len) + 1):
                 h = _mix(h, cps[b + stop - 1])
+                if one[np.int64(h >> shift)] < 2 or two[np.int64((h * _MULT2) >> shift)] < 2:
+                    continue  # seen once in all: never a seed
                 if 2 * (used + 1) > len(keys):
                     bits, keys, pos, lens, freq, after = _grow(bits, keys, pos, lens, freq, after, cps)
                 mask, length = len(keys) - 1, stop - start

@@ -22,6 +22,12 @@ from bpeviz.models.unigram import MAX_PIECE_LENGTH, Model
 from .unigram_python import MIN_EXPECTED, SEED_SIZE, SPACE_BYTE, char_counts, rank_seeds, select, text_end
 
 
+def sketch_size(substrings: int) -> int:
+    """Bits of the sketch's tables for about this many substrings: four cells each (one in 25 seen-once substrings
+    then shares both its cells and is tabled anyway), at most 2**26 (two tables of 64 MB)."""
+    return int(min(26, max(10, math.ceil(math.log2(4 * max(1, substrings))))))
+
+
 class Steps:
     """unigram_python.PythonSteps in numba: the same methods, the same numbers."""
 
@@ -42,7 +48,11 @@ class Steps:
                                                   np.where(cps < 0x10000, 0xE0 | cps >> 12, 0xF0 | cps >> 18)))
         lead[cps == ord(" ")] = SPACE_BYTE
         ends = np.array([finals[w] for w, _ in self.items], np.int64)
-        pos, lens, freq = lat.substrings(cps, off, self.counts, ends, lead, MAX_PIECE_LENGTH, SPACE_BYTE)
+        sketch_bits = sketch_size(int(off[-1]) * (MAX_PIECE_LENGTH - 1))  # at most this many substrings
+        one, two = lat.sketch(cps, off, self.counts, MAX_PIECE_LENGTH, sketch_bits)
+        pos, lens, freq = lat.substrings(cps, off, self.counts, ends, lead, MAX_PIECE_LENGTH, SPACE_BYTE, one, two,
+                                         sketch_bits)
+        del one, two
         joined = "".join(w for w, _ in self.items)
         found = Counter({joined[p:p + n]: f for p, n, f in zip(pos.tolist(), lens.tolist(), freq.tolist())})
         return rank_seeds(char_counts(self.items), found + text_end(finals), SEED_SIZE)

@@ -45,22 +45,31 @@ def char_counts(words: Sequence[tuple[str, int]]) -> Counter[str]:
 
 
 def branching_substrings(words: Sequence[tuple[str, int]], finals: Counter[str]) -> Counter[str]:
-    """Substrings of 2 to MAX_PIECE_LENGTH characters seen at least twice, before two different next bytes."""
-    freq: Counter[str] = Counter()
-    after: dict[str, int] = {}  # substring -> the one byte seen after it, or -1 once there were two
+    """Substrings of 2 to MAX_PIECE_LENGTH characters seen at least twice, before two different next bytes.
+
+    One length at a time: only one length's substrings are held at once (a text with no spaces has millions).
+    """
+    spelled = []
     for word, n in words:
-        length, final = len(word), finals[word]
+        final = finals[word]
         ends = [SPACE_BYTE] * (n > final) + [0] * (final > 0)  # what follows the word: a space, the end, or both
-        lead = [_lead_byte(ch) for ch in word]
-        for start in range(length):
-            for stop in range(start + 2, min(length, start + MAX_PIECE_LENGTH) + 1):
+        spelled.append((word, n, ends, [_lead_byte(ch) for ch in word]))
+    found: Counter[str] = Counter()
+    for size in range(2, MAX_PIECE_LENGTH + 1):
+        freq: Counter[str] = Counter()
+        after: dict[str, int] = {}  # substring -> the one byte seen after it, or -1 once there were two
+        for word, n, ends, lead in spelled:
+            length = len(word)
+            for start in range(length - size + 1):
+                stop = start + size
                 sub = word[start:stop]
                 freq[sub] += n
                 for nxt in ends if stop == length else (lead[stop],):
                     seen = after.setdefault(sub, nxt)
                     if seen != nxt:
                         after[sub] = -1
-    return Counter({s: n for s, n in freq.items() if n >= 2 and after[s] < 0})
+        found.update({s: n for s, n in freq.items() if n >= 2 and after[s] < 0})
+    return found
 
 
 def rank_seeds(chars: Counter[str], found: Counter[str], seed_size: int) -> list[tuple[str, float]]:

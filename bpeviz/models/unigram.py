@@ -68,10 +68,15 @@ class Model:
         return out
 
     def relattice(self, old: Model, lattices: list[list[tuple[int, int, int]]]) -> list[list[tuple[int, int, int]]]:
-        """The lattices of the same words under this model, whose pieces are some of old's: drop the pieces gone."""
+        """The lattices of the same words under this model, whose pieces are some of old's: drop the pieces gone.
+
+        In place, word by word (the list given is the list returned): the old and new lattices of a big corpus are
+        never held whole at once.
+        """
         new = [self.index.get(p, -1) for p, _ in old.pieces]
-        return [[(st, en, new[i] if i >= 0 else -1) for st, en, i in nodes if en == st + 1 or new[i] >= 0]
-                for nodes in lattices]
+        for w, nodes in enumerate(lattices):
+            lattices[w] = [(st, en, new[i] if i >= 0 else -1) for st, en, i in nodes if en == st + 1 or new[i] >= 0]
+        return lattices
 
     def score(self, i: int) -> float:
         return self.unk_score if i < 0 else self.scores[i]

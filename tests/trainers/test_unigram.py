@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import math
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -203,3 +205,33 @@ def test_the_toy_corpus_trains_and_stops_where_sentencepiece_stops():
     sp = sentencepiece_model(corpora.documents("toy_pt"), 64 + 3, hard_vocab_limit=False)
     assert tok.vocab_size < 64  # eight sentences support fewer pieces; SentencePiece stops short too
     assert set(tok.vocab_ids()) == {sp.id_to_piece(i).replace("\u2581", " ") for i in range(3, sp.get_piece_size())}
+
+
+MEMORY_RUN = """
+import resource, sys
+import bpeviz
+from bpeviz.data import corpora
+import random
+text = "".join("".join(corpora.corpus_text(key).split()) for key in sorted(corpora.CORPORA))  # 573 257 characters
+rng = random.Random(1)  # then letters at random, to 1 MB: substrings that are new, as in a text nobody has seen
+text = (text + "".join(rng.choice("abcdefghijklmnopqrstuvwxyzáéíóúãõç") for _ in range(1_000_000)))[:1_000_000]
+if sys.argv[2] == "twice":  # every substring seen twice: nothing for the sketch to leave out
+    text = text[:500_000] * 2
+bpeviz.train(text, algorithm="unigram", vocab_size=8000, engine=sys.argv[1])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, len(text))
+"""
+
+
+@pytest.mark.slow  # 1 MB through Unigram in a fresh process: 15 s compiled, 65-90 s in Python on the 2-core VM
+@pytest.mark.parametrize("shape", ["natural", "twice"])
+@pytest.mark.parametrize("engine_name", ["compiled", "python"])
+def test_a_megabyte_with_no_spaces_trains_in_under_a_gigabyte(engine_name, shape):
+    """Issue 43 row 5: 1 MB with no spaces took 2.1 GB (its seeds: every substring of every distinct word, in one
+    table). Now one length at a time (Python) or only those a sketch may have seen twice (compiled)."""
+    if engine_name == "compiled":
+        pytest.importorskip("numba", reason="the optional fast extra")
+    out = subprocess.run([sys.executable, "-c", MEMORY_RUN, engine_name, shape], capture_output=True, text=True,
+                         timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    peak, size = map(int, out.stdout.split())
+    assert size == 1_000_000 and peak < 1_000_000_000, peak / 1e6

@@ -140,12 +140,13 @@ def _add_files(sub) -> None:
 
 def _add_extend(sub) -> None:
     x = sub.add_parser("extend", help="graft: a real tokenizer's merges, then new ones learned on your text; old ids kept")
-    x.add_argument("base", help=f"a real tokenizer ({', '.join(n for n in ENCODINGS if n != 'mistral-v3')}) or a byte-level "
-                   "tokenizer file (bpeviz JSON, tokenizer.json, .tiktoken)")
+    x.add_argument("base", help=f"a real tokenizer ({', '.join(ENCODINGS)}) or a tokenizer file (bpeviz JSON, "
+                   "tokenizer.json, .tiktoken: byte-level BPE; a SentencePiece BPE .model)")
     x.add_argument("files", nargs="+", metavar="CORPUS", help="text files to learn the new merges on")
     x.add_argument("--merges", type=_whole(0), required=True, help="how many new merges")
-    x.add_argument("--format", choices=tuple(formats.FORMATS), default="json",
-                   help="the output's format (json: bpeviz JSON; tiktoken: with its sidecar; hf: tokenizer.json)")
+    x.add_argument("--format", choices=(*formats.FORMATS, "model"), default=None,
+                   help="the output's format (json: bpeviz JSON, the default; tiktoken: with its sidecar; hf: "
+                   "tokenizer.json; model: a SentencePiece .model, the only one for a SentencePiece base, and its default)")
     x.add_argument("--engine", choices=("auto", "python", "compiled"), default="auto", help="the merge loop")
     x.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     _add_output(x, "the grafted tokenizer")

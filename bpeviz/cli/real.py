@@ -9,36 +9,41 @@ import sys
 from bpeviz import formats
 from bpeviz.lessons import render
 
-from .commands import _show_progress
+from .commands import UsageError, _show_progress
 from .files import check_output, read_text, write_bytes
 from .output import Bar
 
 
 def cmd_extend(args: argparse.Namespace) -> int:
     """Graft: the base's merges, then --merges new ones learned on the files; written as --format."""
-    from bpeviz.lessons.graft import extend
+    from bpeviz.lessons import graft
     from bpeviz.pretrained.encodings import ENCODINGS
 
-    fmt = formats.FORMATS[args.format]
-    if args.output:
-        for path in [args.output] + ([args.output + ".json"] if fmt.sidecar is not None else []):
-            check_output(path, force=args.force, inputs=[*args.files, args.base])
     base = args.base if args.base in ENCODINGS else formats.import_file(args.base)
+    model = graft.sentencepiece_base(base) is not None  # a SentencePiece graft is a .model
+    fmt_name = args.format or ("model" if model else "json")
+    if model != (fmt_name == "model"):
+        raise UsageError("a SentencePiece base is grafted as a SentencePiece model: write it with --format model"
+                         if model else "--format model is for a SentencePiece base (mistral-v3, a .model file)")
+    fmt = formats.FORMATS.get(fmt_name)
+    if args.output:
+        for path in [args.output] + ([args.output + ".json"] if fmt is not None and fmt.sidecar is not None else []):
+            check_output(path, force=args.force, inputs=[*args.files, args.base])
     text = "\n".join(read_text(f) for f in args.files)
     bar = Bar("merging", "merges", 1, _show_progress(args))
     try:
-        tok = extend(base, text, args.merges, engine=args.engine, progress=bar)
+        tok = graft.extend(base, text, args.merges, engine=args.engine, progress=bar)
     finally:
         seconds = bar.close()
     new = len(tok.merges) - tok.base_merges
     print(f"bpeviz: {new:,} new merges after the base's {tok.base_merges:,} in {seconds:.1f} s; new ids from "
           f"{tok.base_size:,}" + ("" if new == args.merges else f" (the text ran out of pairs at {new:,})"), file=sys.stderr)
-    data = fmt.write(tok)
+    data = fmt.write(tok) if fmt is not None else formats.write_model(tok)  # type: ignore[arg-type]
     if not args.output:
         sys.stdout.buffer.write(data)
         return 0
     write_bytes(args.output, data)
-    if fmt.sidecar is not None:
+    if fmt is not None and fmt.sidecar is not None:
         write_bytes(args.output + ".json", fmt.sidecar(tok))
     print(f"bpeviz: wrote {args.output}", file=sys.stderr)
     return 0

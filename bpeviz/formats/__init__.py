@@ -49,6 +49,7 @@ from .rank_files import (
     write_tiktoken,
 )
 from .sentencepiece_model import merge_table as sentencepiece_merge_table
+from .sentencepiece_model import write_model
 
 __all__ = [  # what callers import from here; the code lives in the modules named above
     "BYTE_CHARS", "CHAR_BYTES", "FORMATS", "FORMAT_NAME", "FORMAT_VERSION", "MATCH_ALL", "MAX_TOKEN_BYTES", "Format",
@@ -56,7 +57,7 @@ __all__ = [  # what callers import from here; the code lives in the modules name
     "pairs_from_ranks", "parse_json", "read_csv", "read_merge_table", "read_tiktoken_ranks", "read_vocab", "save",
     "sentencepiece_merge_table",
     "split_by_lower_ranks", "split_pattern", "tiktoken_encoding", "tiktoken_ranks", "tiktoken_sidecar", "to_dict",
-    "write_csv", "write_hf", "write_json", "write_tiktoken", "write_vocab",
+    "write_csv", "write_hf", "write_json", "write_model", "write_tiktoken", "write_vocab",
 ]
 
 

@@ -170,9 +170,36 @@ def read_model(data: bytes, name: str = "the file") -> ModelSpec:
         denormalizer=_normalizer(denormalizers[-1]) if denormalizers else None,
         byte_fallback=trainer.flag(35, "byte_fallback", False) if trainer else False,
         treat_whitespace_as_suffix=trainer.flag(24, "treat_whitespace_as_suffix", False) if trainer else False,
-        unk_surface=trainer.text(44, "unk_surface", " ⁇ ") if trainer else " ⁇ ")
+        unk_surface=trainer.text(44, "unk_surface", " ⁇ ") if trainer else " ⁇ ", raw=data, raw_pieces=len(pieces))
     check(spec, name)
     return spec
+
+
+def write_model(tok: SentencePieceTokenizer) -> bytes:
+    """A `.model` file of tok: the file it was read from, then each piece added since (a graft's) as a ModelProto
+    piece (field 1: its text, score and kind). Protobuf reads a repeated field's records in file order wherever they
+    are, so SentencePiece loads the pieces with their ids."""
+    spec = tok.spec
+    if not spec.raw:
+        raise BpevizError("model_unwritable", f"{tok.name} was not read from a .model file; bpeviz writes .model files "
+                          "only for models it read (and their grafts).", name=tok.name)
+    out = bytearray(spec.raw)
+    for piece in spec.pieces[spec.raw_pieces:]:
+        text = piece.text.encode("utf-8")
+        body = b"\x0a" + _encode_varint(len(text)) + text + b"\x15" + struct.pack("<f", piece.score)
+        if piece.kind != NORMAL:
+            body += b"\x18" + _encode_varint(piece.kind)
+        out += b"\x0a" + _encode_varint(len(body)) + body
+    return bytes(out)
+
+
+def _encode_varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
 
 
 def check(spec: ModelSpec, name: str) -> None:

@@ -1,7 +1,8 @@
 """Graft: continue a real tokenizer's merges on a new corpus, every old id kept (`bpeviz.extend`).
 
 1. Read the base as bpeviz merges with its own ids, split and special tokens (a tiktoken encoding, Tekken, an HF
-   byte-level BPE such as DeepSeek V4's, an imported tokenizer.json or .tiktoken, a bpeviz tokenizer).
+   byte-level BPE such as DeepSeek V4's, an imported tokenizer.json or .tiktoken, a bpeviz tokenizer). A SentencePiece
+   BPE model (Mistral v3, an imported .model) is grafted by its own rule instead: graft_sentencepiece.py.
 2. Cut the corpus with the base's split, as its own engine reads Unicode, and encode each distinct word with the base's
    merges: the state replaying every base merge on the corpus reaches.
 3. Go on with BPE from there: n_new merges, most frequent pair first, ties by `tie_break`.
@@ -15,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
+from typing import overload
 
 from bpeviz import engine as engines
 from bpeviz.core.errors import BpevizError
@@ -23,13 +25,15 @@ from bpeviz.core.ids import RawMerge
 from bpeviz.core.records import Corpus, to_bytes
 from bpeviz.core.rules import rules_for
 from bpeviz.models.bpe import Tokenizer, build
+from bpeviz.models.sentencepiece import SentencePieceTokenizer
 from bpeviz.pretrained.encodings import ENCODINGS, reference
 from bpeviz.pretrained.mistral import SentencePieceEncoding, TekkenEncoding
 from bpeviz.pretrained.open_models import HFByteLevelBPE, tiktoken_parts
 from bpeviz.trainers.bpe import corpus_documents, corpus_words
 from bpeviz.trainers.settings import check_vocab_size
 
-from . import inspect
+from . import graft_sentencepiece, inspect
+from .graft_sentencepiece import SentencePieceGraft
 
 MAX_NEW_MERGES = 100_000
 
@@ -56,9 +60,6 @@ def _base_of(base: object) -> tuple[Tokenizer, dict[str, int], int]:
             raise BpevizError("extend_bytes", "Grafting continues a byte-level tokenizer; this one works on characters.")
         ids = [base.file_id(i) for i in (*base.vocab, *base.special_tokens.values())]
         return base, base.file_specials(), max(ids) + 1
-    if isinstance(base, SentencePieceEncoding):
-        raise BpevizError("extend_sentencepiece", "A SentencePiece model works on characters with byte fallback; "
-                          "bpeviz grafts byte-level tokenizers (tiktoken's, Tekken, HF byte-level BPE).")
     if isinstance(base, TekkenEncoding):
         return inspect.as_tokenizer(base), {name: i for i, name in enumerate(base.specials)}, base.n_vocab
     if isinstance(base, HFByteLevelBPE):
@@ -70,6 +71,15 @@ def _base_of(base: object) -> tuple[Tokenizer, dict[str, int], int]:
     return inspect.as_tokenizer(base), specials, base.n_vocab  # type: ignore[attr-defined]
 
 
+def sentencepiece_base(base: object) -> SentencePieceTokenizer | None:
+    """The SentencePiece model under base, if it is one (by name, as the encoding, or imported)."""
+    if isinstance(base, str) and base in ENCODINGS:
+        base = reference(base)
+    if isinstance(base, SentencePieceEncoding):
+        return base.tokenizer
+    return base if isinstance(base, SentencePieceTokenizer) else None
+
+
 def _words(start: Tokenizer, docs: list[str]) -> Counter[str]:
     """2. The corpus cut as the base cuts it."""
     if start.split_function is not None:  # DeepSeek V4: its own three regex splits
@@ -77,15 +87,26 @@ def _words(start: Tokenizer, docs: list[str]) -> Counter[str]:
     return corpus_words(docs, start.settings)
 
 
+@overload
+def extend(base: SentencePieceTokenizer | SentencePieceEncoding, corpus: Corpus, n_new: int, *, engine: str = "auto",
+           tie_break: str = "first", progress: Callable[[int, int], None] | None = None) -> SentencePieceGraft: ...
+@overload
 def extend(base: object, corpus: Corpus, n_new: int, *, engine: str = "auto", tie_break: str = "first",
-           progress: Callable[[int, int], None] | None = None) -> Tokenizer:
+           progress: Callable[[int, int], None] | None = None) -> Tokenizer | SentencePieceGraft: ...
+def extend(base: object, corpus: Corpus, n_new: int, *, engine: str = "auto", tie_break: str = "first",
+           progress: Callable[[int, int], None] | None = None) -> Tokenizer | SentencePieceGraft:
     """A base tokenizer with n_new merges learned on corpus after its own; `.base_merges`, `.base_size` say where.
 
+    A SentencePiece BPE base ("mistral-v3", an imported .model) gets new pieces instead (graft_sentencepiece.py): the
+    result is a SentencePiece model, which writes a .model file (formats.write_model).
     Example: tok = bpeviz.extend("cl100k_base", hindi_text, 2000); tok.truncated(tok.base_merges) encodes as cl100k_base.
     """
     if isinstance(n_new, bool) or not isinstance(n_new, int) or not 0 <= n_new <= MAX_NEW_MERGES:
         raise BpevizError("extend_merges", f"n_new is a whole number from 0 to {MAX_NEW_MERGES:,}, not {n_new!r}.",
                           cap=MAX_NEW_MERGES)
+    model = sentencepiece_base(base)
+    if model is not None:
+        return graft_sentencepiece.extend(model, corpus, n_new, progress)
     start, specials, base_size = base_tokenizer(base)
     docs = corpus_documents(corpus, "bytes")
     words = _words(start, docs)
@@ -107,21 +128,25 @@ def extend(base: object, corpus: Corpus, n_new: int, *, engine: str = "auto", ti
     return tok if start.split_function is None else tok.use_split(start.split_function)
 
 
-def replaced_by(tok: Tokenizer, k: int, base: Tokenizer | None = None) -> list[int]:
+def replaced_by(tok: Tokenizer | SentencePieceGraft, k: int, base: Tokenizer | SentencePieceTokenizer | None = None
+                ) -> list[int]:
     """The base's ids that the k-th new token (from 0) stands for: the base merges applied to its bytes (FVT-style
     initialisation averages their embeddings). base: tok cut to its base merges, when the caller has it."""
-    base = base if base is not None else tok.truncated(tok.base_merges)
+    if isinstance(tok, SentencePieceGraft):
+        return tok.replaced_by(k)
+    base = base if isinstance(base, Tokenizer) else tok.truncated(tok.base_merges)
     token = tok.merges[tok.base_merges + k].token
     return [base.file_id(i) for i in base.merge_ids(list(token if isinstance(token, bytes) else to_bytes(token)))]
 
 
-def tokens_per_word(tok: Tokenizer, text: str, ks: list[int]) -> list[tuple[int, float]]:
+def tokens_per_word(tok: Tokenizer | SentencePieceGraft, text: str, ks: list[int]) -> list[tuple[int, float]]:
     """(new merges kept, tokens per word of text) for each k in ks."""
     words = max(1, len(text.split()))
     return [(k, len(tok.truncated(tok.base_merges + k).encode_ordinary(text)) / words) for k in ks]
 
 
-def rarer(tok: Tokenizer, base_encode: Callable[[str], list[int]], text: str, n: int = 10) -> list[tuple[int, int, int]]:
+def rarer(tok: Tokenizer | SentencePieceGraft, base_encode: Callable[[str], list[int]], text: str, n: int = 10
+          ) -> list[tuple[int, int, int]]:
     """The base tokens the graft uses least in place of the base on text: (id, uses by the base, uses by the graft)."""
     before, after = Counter(base_encode(text)), Counter(tok.encode_ordinary(text))
     drops = sorted(before, key=lambda i: (after.get(i, 0) - before[i], i))

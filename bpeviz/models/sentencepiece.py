@@ -51,6 +51,8 @@ class ModelSpec:
     byte_fallback: bool = False
     treat_whitespace_as_suffix: bool = False
     unk_surface: str = " ⁇ "
+    raw: bytes = b""  # the file read, whose first raw_pieces pieces are these: a graft writes it back with its own after
+    raw_pieces: int = 0
 
 
 class SentencePieceTokenizer(TokenizerBase):

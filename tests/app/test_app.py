@@ -821,3 +821,17 @@ def test_inspect_offers_to_train_the_default_lesson_on_bytes_and_then_reads_it()
     assert at.session_state["level"] == "bytes" and at.session_state["vocab_size"] > 256
     assert_clean(at)
     assert not any("byte-level BPE tokenizers" in i.value for i in at.info) and at.metric  # read: its merged tokens
+
+
+def test_the_graft_page_grafts_new_pieces_onto_mistral_s_sentencepiece_model():
+    """Issue 48: SentencePiece BPE bases. Mistral v3 gets new pieces (ids from 32 768), each shown as the base's pieces
+    it stands for; Hindi in fewer tokens per word, English unchanged."""
+    at = new_app(graft_base="mistral-v3")
+    at.switch_page("bpeviz/app/pages/graft.py").run(timeout=120)
+    assert_clean(at)
+    before, after, english = (m for m in at.metric)
+    assert float(after.value) < 0.6 * float(before.value)
+    assert english.delta in ("+0", "0", "+0.0")
+    assert any("numbered from 32,768" in c.value for c in at.caption)
+    table = at.dataframe[0].value
+    assert len(table) == 200 and all(" + " in r for r in table.iloc[:, 2]) and all(table.iloc[:, 3] > 0)

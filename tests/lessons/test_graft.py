@@ -76,8 +76,6 @@ def test_grafting_says_what_it_cannot_do():
     with pytest.raises(BpevizError, match="Unknown base"):
         bpeviz.extend("gpt5", HINDI, 10)
     with pytest.raises(BpevizError, match="characters"):
-        bpeviz.extend(bpeviz.reference("mistral-v3"), HINDI, 10)
-    with pytest.raises(BpevizError, match="characters"):
         bpeviz.extend(bpeviz.train("o gato", vocab_size=20), HINDI, 10)
 
 

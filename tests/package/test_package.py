@@ -188,9 +188,12 @@ def test_cli_choices_come_from_the_registries():
     from bpeviz import cli, formats
     from bpeviz.pretrained import encodings as reference_encodings
 
-    actions = {a.dest: a for sub in cli.parser()._subparsers._group_actions for p in sub.choices.values() for a in p._actions}
-    assert tuple(actions["encoding"].choices) == tuple(reference_encodings.ENCODINGS)
-    assert tuple(actions["format"].choices) == tuple(formats.FORMATS)
+    actions = [(name, a) for sub in cli.parser()._subparsers._group_actions for name, p in sub.choices.items()
+               for a in p._actions]
+    assert all(tuple(a.choices) == tuple(reference_encodings.ENCODINGS) for _, a in actions if a.dest == "encoding")
+    formats_offered = {name: tuple(a.choices) for name, a in actions if a.dest == "format"}
+    assert formats_offered and all(choices == tuple(formats.FORMATS) + (("model",) if name == "extend" else ())
+                                   for name, choices in formats_offered.items())  # extend: a SentencePiece graft's .model
 
 
 def test_one_registry_names_every_algorithm_and_one_every_source():

@@ -1,9 +1,9 @@
 """Graft page: continue a real tokenizer's merges on one language, every old id kept, and see what the new ones buy.
 
-A base (GPT-2, cl100k_base, o200k_base, Tekken) and a UDHR language: bpeviz.extend learns the new merges on that
-language's training articles; the page steps through them, shows each as the base tokens it stands for, the
-language's tokens per word on held-out articles before and after, English's (unchanged), and the base tokens the
-graft stops needing.
+A base (GPT-2, cl100k_base, o200k_base, Tekken, Mistral v3's SentencePiece model) and a UDHR language: bpeviz.extend
+learns the new merges on that language's training articles; the page steps through them, shows each as the base
+tokens it stands for, the language's tokens per word on held-out articles before and after, English's (unchanged),
+and the base tokens the graft stops needing.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from bpeviz.data import corpora
 from bpeviz.lessons import graft, mix, render
 from bpeviz.pretrained.encodings import ENCODINGS
 
-BASES = ("gpt2", "cl100k_base", "o200k_base", "tekken")
+BASES = ("gpt2", "cl100k_base", "o200k_base", "tekken", "mistral-v3")  # Mistral v3: new SentencePiece pieces
 SIZES = (50, 100, 200, 500, 1000)
 SHOWN = 200  # new merges listed
 
 
 @st.cache_resource(max_entries=3, show_spinner=False)  # a graft of GPT-2 holds about 30 MB
-def grafted(base: str, language: str, n_new: int) -> bpeviz.Tokenizer:
+def grafted(base: str, language: str, n_new: int) -> bpeviz.Tokenizer | graft.SentencePieceGraft:
     """One graft per (base, language, size), shared read-only by every visitor."""
     return bpeviz.extend(base, mix.training_documents(language), n_new)
 

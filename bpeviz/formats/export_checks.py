@@ -60,7 +60,8 @@ def split_pattern(tok: TokenizerBase) -> str:
     """The regex a foreign tokenizer should split with; refuses custom patterns that leave gaps."""
     if getattr(tok, "split_function", None) is not None:
         raise BpevizError("export_own_split", "This tokenizer splits text with its base's own code (DeepSeek V4's three "
-                          "regex splits), which one split pattern cannot say; bpeviz does not export it.")
+                          "regex splits), which one split pattern cannot say: it exports only as tokenizer.json, with the "
+                          "base file's own splits.")
     pattern = splits.resolve(tok.settings.pretokenizer)
     if pattern is None:
         return MATCH_ALL

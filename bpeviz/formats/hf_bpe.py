@@ -29,12 +29,19 @@ def hf_tokenizer_json(tok: TokenizerBase) -> dict:
         return model_files.hf_json(tok, split_pattern(tok), hf_refusal)
     tok = require_bytes(tok, "hf")
     require_unique_tokens(tok, "hf")
-    pattern = split_pattern(tok)
+    template = getattr(tok, "hf_template", None)  # a graft of an HF file: the file's own splits and added tokens
+    pattern = split_pattern(tok) if template is None else MATCH_ALL
     vocab = {hf_str(bytes([b])): tok.file_id(b) for b in range(256)}  # the ids it speaks
     vocab.update({hf_str(m.token): tok.file_id(m.id) for m in tok.merges if isinstance(m.token, bytes)})  # bytes: all
     merges = [[hf_str(bytes(m.left)), hf_str(bytes(m.right))] for m in tok.merges]  # type: ignore[arg-type]  # bytes
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
     pre = [byte_level] if pattern == MATCH_ALL else [hf_split.split_step(split_pattern(tok)), byte_level]
+    if template is not None:  # its added tokens in the vocabulary too, as in the file: HF keeps their ids then
+        vocab.update({t["content"]: t["id"] for t in template.get("added_tokens", []) if isinstance(t, dict)})
+        return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": template.get("added_tokens", []),
+                "normalizer": template.get("normalizer"), "pre_tokenizer": template.get("pre_tokenizer"),
+                "post_processor": template.get("post_processor"), "decoder": template.get("decoder"),
+                "model": _bpe_model(vocab, merges)}
     return {
         "version": "1.0",
         "truncation": None,
@@ -47,10 +54,13 @@ def hf_tokenizer_json(tok: TokenizerBase) -> dict:
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},
         "post_processor": None,
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                  "vocab": vocab, "merges": merges},
+        "model": _bpe_model(vocab, merges),
     }
+
+
+def _bpe_model(vocab: dict, merges: list) -> dict:
+    return {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None, "end_of_word_suffix": None,
+            "fuse_unk": False, "byte_fallback": False, "ignore_merges": False, "vocab": vocab, "merges": merges}
 
 
 def hf_refusal(message: str) -> BpevizError:

@@ -125,7 +125,12 @@ def extend(base: object, corpus: Corpus, n_new: int, *, engine: str = "auto", ti
     ids.update({m.token_id: base_size + k for k, m in enumerate(new)})  # 4. after every id the base uses
     tok.with_file_ids(ids, specials)
     tok.base_merges, tok.base_size = len(start.merges), base_size
+    tok.hf_template = getattr(_resolved(base), "hf_template", None)  # an HF file's splits and added tokens, for its export
     return tok if start.split_function is None else tok.use_split(start.split_function)
+
+
+def _resolved(base: object) -> object:
+    return reference(base) if isinstance(base, str) and base in ENCODINGS else base
 
 
 def replaced_by(tok: Tokenizer | SentencePieceGraft, k: int, base: Tokenizer | SentencePieceTokenizer | None = None

@@ -177,6 +177,9 @@ class HFByteLevelBPE:
             self._new_ids.append(new)
             self._parents.setdefault(new, (a, b))
         added = [t for t in data.get("added_tokens") or [] if isinstance(t, dict)]
+        # the file's parts around its model (its splits, decoder, added tokens), so that a graft exports with them
+        self.hf_template = {key: data[key] for key in ("normalizer", "pre_tokenizer", "post_processor", "decoder",
+                                                        "added_tokens") if key in data}
         self.special_tokens = {t["content"]: t["id"] for t in added if t.get("special")}
         for content, i in self.special_tokens.items():
             self._token_bytes[i] = content.encode()

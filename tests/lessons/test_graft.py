@@ -70,6 +70,21 @@ def test_the_exports_load_in_tiktoken_and_hf_and_equal_the_graft(gpt2_graft, tmp
     assert back.encode("<|endoftext|>", allowed_special="all") == [50256]
 
 
+def test_a_deepseek_graft_exports_as_tokenizer_json_with_the_file_s_own_splits():
+    """Issue 48: DeepSeek V4's grafts did not export (its three regex splits are no one pattern). The tokenizer.json
+    keeps the base file's pre-tokenizer, decoder and added tokens; HF loads it and encodes as the graft does."""
+    tokenizers = pytest.importorskip("tokenizers")
+    tok = bpeviz.extend("deepseek-v4", HINDI, 100)
+    hf = tokenizers.Tokenizer.from_str(formats.export(tok, "hf").decode())
+    texts = strings(1500)
+    assert [s for s in texts if "\ud800" not in s and hf.encode(s, add_special_tokens=False).ids != tok.encode_ordinary(s)] == []
+    begin = "<\uff5cbegin\u2581of\u2581sentence\uff5c>"  # DeepSeek's first special token keeps its id, 0
+    assert hf.encode(begin + "नमस्ते", add_special_tokens=False).ids == tok.encode(begin + "नमस्ते", allowed_special="all")
+    assert tok.encode(begin, allowed_special="all") == [0]
+    with pytest.raises(BpevizError, match="only as tokenizer.json"):
+        formats.export(tok, "tiktoken")
+
+
 def test_grafting_says_what_it_cannot_do():
     with pytest.raises(BpevizError, match="whole number"):
         bpeviz.extend("gpt2", HINDI, -1)

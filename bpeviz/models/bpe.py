@@ -68,6 +68,7 @@ class Tokenizer(TokenizerBase):
 
     base_merges = 0  # a graft (bpeviz.extend): how many of its merges are its base's
     base_size = 0  # and how many ids the base uses; the new tokens are numbered from here
+    hf_template: dict | None = None  # a graft of a tokenizer.json: the file's splits, decoder and added tokens (its export)
 
     def __init__(
         self,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bpeviz.core.errors import BpevizError
@@ -134,15 +135,19 @@ def _filled(rows: list[Row], empty: str) -> list[Row]:
     return rows
 
 
-def check_table(rows: list[Row], corpus: Corpus, settings: Settings) -> list[Verdict]:
-    """Replay the rows on the corpus with the settings' rules; a verdict per row, up to the first impossible one."""
+def check_table(rows: list[Row], corpus: Corpus, settings: Settings,
+                progress: Callable[[int, int], None] | None = None) -> list[Verdict]:
+    """Replay the rows on the corpus with the settings' rules; a verdict per row, up to the first impossible one.
+    progress(rows done, rows) before the replay and every 64 rows: where a budget stops it."""
     docs = corpus_documents(corpus, settings.level)
     prepared = prepare(docs, settings.level, settings.pretokenizer, corpus_words(docs, settings))
     corpus_state = CorpusState(prepared.sequences, train_rules(settings, prepared))
     texts: list[Token] = list(prepared.alphabet) if prepared.alphabet is not None else [bytes([b]) for b in range(256)]
     ids = {text: i for i, text in enumerate(texts)}
     verdicts = []
-    for row in rows:
+    for k, row in enumerate(rows):
+        if progress is not None and k % 64 == 0:
+            progress(k, len(rows))
         found = corpus_state.best()
         top = (texts[found[1][0]], texts[found[1][1]], found[0]) if found is not None else None
         tied = tuple((texts[a], texts[b]) for a, b in found[2]) if found is not None else ()

@@ -125,3 +125,25 @@ def test_mixture_inference_stops_at_a_progress_call_once_the_visitor_has_left():
         inspect.infer_mixture(tok, {"en": en, "pt": pt}, n_merges=300,
                               progress=budget.Budget(still_here=lambda: next(here, False)).watch())
     assert caught.value.code == "visitor_left"
+
+
+def test_the_checker_stops_at_a_progress_call_once_the_visitor_has_left():
+    """Issue 43 row 2: the Rules page's checker replayed a 5 000-row table with no budget."""
+    from bpeviz.lessons import checker
+    from bpeviz.trainers.settings import resolve_settings
+
+    settings = resolve_settings(400, level="chars")
+    tok = bpeviz.train(TEXT, vocab_size=400)
+    table = "\n".join(f"{render_token(m.left)} + {render_token(m.right)}" for m in tok.merges)
+    rows = checker.parse_table(table, "chars")
+    calls = []
+    verdicts = checker.check_table(rows, TEXT, settings, progress=lambda d, n: calls.append(d))
+    assert len(verdicts) == len(rows) and calls == list(range(0, len(rows), 64))
+    here = iter([True, True, False])
+    with pytest.raises(BpevizError) as caught:
+        checker.check_table(rows, TEXT, settings, progress=budget.Budget(still_here=lambda: next(here, False)).watch())
+    assert caught.value.code == "visitor_left"
+
+
+def render_token(token: str) -> str:
+    return token.replace(" ", "␣")

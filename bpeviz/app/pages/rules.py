@@ -171,7 +171,7 @@ def checker_section(lesson: sidebar.Lesson) -> None:
         return
     try:
         rows = checker.parse_table(text, lesson.settings.level)
-        verdicts = checker.check_table(rows, lesson.source.documents(), lesson.settings)
+        verdicts = checker.check_table(rows, lesson.source.documents(), lesson.settings, progress=runs.budget().watch())
     except ValueError as exc:
         st.error(render.md(error_text(exc)))
         return

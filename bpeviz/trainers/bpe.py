@@ -110,6 +110,7 @@ def train_words(words: Counter[str], settings: Settings, *, engine: str = "auto"
                             rules=train_rules(settings, prepared), progress=progress, record_top=record_top)
         tok = build(settings, prepared.alphabet, raw, corpus_bytes=prepared.corpus_bytes,
                     corpus_tokens=prepared.corpus_tokens, engine=run.name, encoder=engines.ENCODER)
+        tok.proven_by_training()  # its tokens merge back from their bytes: tiktoken may merge for it without a check
         del raw, prepared  # freed before the collector comes back
     return tok
 

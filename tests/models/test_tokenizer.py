@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 import bpeviz
 from bpeviz import formats
+from bpeviz.core.rules import DIALECTS
 from bpeviz.data import corpora
 from bpeviz.models import bpe as tokenizer
 from bpeviz.models.merging import regroup
@@ -97,9 +98,13 @@ def replayed(tok, piece: str) -> list[int]:
 @settings(max_examples=40, deadline=None)
 @given(corpus=st.lists(st.text(alphabet="abcab \n.é1", min_size=1, max_size=30), min_size=1, max_size=12),
        words=st.lists(st.text(alphabet="abcab .é1\udcff", min_size=1, max_size=24), min_size=1, max_size=20),
-       vocab=st.integers(257, 330), pre=st.sampled_from(["none", "gpt4", "spaces"]), tie=st.sampled_from(["first", "smallest"]))
-def test_tiktoken_merges_exactly_as_replaying_for_any_trained_table(corpus, words, vocab, pre, tie):
-    tok = bpeviz.train(corpus, vocab_size=vocab, level="bytes", pretokenizer=pre, tie_break=tie)
+       vocab=st.integers(257, 330), pre=st.sampled_from(["none", "gpt4", "spaces"]), tie=st.sampled_from(["first", "smallest"]),
+       dialect=st.sampled_from([None, *DIALECTS]))
+def test_tiktoken_merges_exactly_as_replaying_for_any_trained_table(corpus, words, vocab, pre, tie, dialect):
+    """Every trained table passes tiktoken_merger's full check (proven=0), whatever the dialect: what
+    Tokenizer.proven_by_training takes for granted."""
+    options = {"dialect": dialect} if dialect else {"pretokenizer": pre, "tie_break": tie}
+    tok = bpeviz.train(corpus, vocab_size=vocab, level="bytes", **options)
     fast = tokenizer.tiktoken_merger(tok)
     assert fast is not None or not tok.merges  # a trained table always passes the check
     for word in words:
@@ -131,7 +136,8 @@ def test_a_table_tiktoken_would_read_differently_stays_in_python():
 
 def test_truncations_share_the_proof_and_check_only_the_merges_not_yet_proven(monkeypatch):
     """The Charts page encodes held-out text with the first k merges, again and again: the check runs once per merge."""
-    tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=700, level="bytes", pretokenizer="gpt4")
+    trained = bpeviz.train(corpora.corpus_text("english"), vocab_size=700, level="bytes", pretokenizer="gpt4")
+    tok = bpeviz.formats.import_data(bpeviz.formats.export(trained, "json"), "t.json")  # read from a file: not proven
     text = corpora.corpus_text("portuguese")[:tokenizer.COLD_TEXT + 1000]
     calls = []
     real = tokenizer.merge_by_rank
@@ -148,6 +154,20 @@ def test_truncations_share_the_proof_and_check_only_the_merges_not_yet_proven(mo
     cold = whole.encode_ordinary(text)
     assert len(calls) == len(tok.merges) - 200  # only the merges after the proven 200
     assert cold == tok.encode_ordinary(text)
+
+
+def test_a_table_trained_here_needs_no_check_before_tiktoken_merges_for_it(monkeypatch):
+    """Issue 44: the check replayed all 16 384 merges before a fresh tokenizer's first long text (0.27 s of 0.37);
+    a trained table's tokens merge back from their bytes by construction (Tokenizer.proven_by_training)."""
+    tok = bpeviz.train(corpora.corpus_text("english"), vocab_size=700, level="bytes", pretokenizer="gpt4")
+    calls = []
+    real = tokenizer.merge_by_rank
+    monkeypatch.setattr(tokenizer, "merge_by_rank", lambda *args: calls.append(1) or real(*args))
+    text = corpora.corpus_text("portuguese")[:tokenizer.COLD_TEXT + 1000]
+    fresh = tok.truncated(len(tok.merges))
+    fresh.encode_engine = "python"
+    assert fresh.encode_ordinary(text) and fresh._fast_merge is not None and calls == []
+    assert tokenizer.tiktoken_merger(tok) is not None  # and the full check, run anyway, agrees
 
 
 def test_a_table_whose_merge_uses_a_later_token_shares_no_proof():

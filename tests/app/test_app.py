@@ -740,7 +740,8 @@ def test_a_wordpiece_or_unigram_file_replayed_in_the_sidebar_is_explained_on_eve
                else tokenizers.trainers.UnigramTrainer(vocab_size=300))
     hf.train_from_iterator(corpora.documents("udhr-en"), trainer=trainer)
     for lang, says in (("en", "has no BPE merges to replay"), ("pt", "não tem fusões BPE para reproduzir")):
-        at = new_app(source="import", lang=lang).run()
+        # Inspect reads the replayed file (not its default real tokenizer, whose mix takes 20 s to infer)
+        at = new_app(source="import", lang=lang, inspect_tok="lesson").run()
         at.file_uploader(key="import_replay").set_value(("hf.json", hf.to_str().encode(), "application/json")).run()
         every = [*PAGES, "bpeviz/app/pages/inspect.py", "bpeviz/app/pages/beyond.py"]
         for page in every if lang == "en" else []:  # every page once; the message in both languages

@@ -55,12 +55,13 @@ def test_new_tokens_are_numbered_after_every_id_the_base_uses(gpt2_graft):
     assert tok.encode(english) == real.encode(english)  # English keeps every id it had
 
 
-def test_the_exports_load_in_tiktoken_and_hf_and_equal_the_graft(gpt2_graft, tmp_path):
+@pytest.mark.parametrize("n", [1_500, pytest.param(20_000, marks=pytest.mark.slow)])
+def test_the_exports_load_in_tiktoken_and_hf_and_equal_the_graft(gpt2_graft, tmp_path, n):
     tokenizers = pytest.importorskip("tokenizers")
     tok = gpt2_graft
     enc = formats.tiktoken_encoding(tok)
     hf = tokenizers.Tokenizer.from_str(formats.export(tok, "hf").decode())
-    texts = strings(1500)
+    texts = strings(n)
     assert all(enc.encode_ordinary(s) == tok.encode_ordinary(s) for s in texts)
     assert all(hf.encode(s, add_special_tokens=False).ids == tok.encode_ordinary(s) for s in texts if "\ud800" not in s)
     (tmp_path / "g.tiktoken").write_bytes(formats.export(tok, "tiktoken"))
@@ -70,13 +71,14 @@ def test_the_exports_load_in_tiktoken_and_hf_and_equal_the_graft(gpt2_graft, tmp
     assert back.encode("<|endoftext|>", allowed_special="all") == [50256]
 
 
-def test_a_deepseek_graft_exports_as_tokenizer_json_with_the_file_s_own_splits():
+@pytest.mark.parametrize("n", [800, pytest.param(20_000, marks=pytest.mark.slow)])
+def test_a_deepseek_graft_exports_as_tokenizer_json_with_the_file_s_own_splits(n):
     """Issue 48: DeepSeek V4's grafts did not export (its three regex splits are no one pattern). The tokenizer.json
     keeps the base file's pre-tokenizer, decoder and added tokens; HF loads it and encodes as the graft does."""
     tokenizers = pytest.importorskip("tokenizers")
     tok = bpeviz.extend("deepseek-v4", HINDI, 100)
     hf = tokenizers.Tokenizer.from_str(formats.export(tok, "hf").decode())
-    texts = strings(1500)
+    texts = strings(n)
     assert [s for s in texts if "\ud800" not in s and hf.encode(s, add_special_tokens=False).ids != tok.encode_ordinary(s)] == []
     begin = "<\uff5cbegin\u2581of\u2581sentence\uff5c>"  # DeepSeek's first special token keeps its id, 0
     assert hf.encode(begin + "नमस्ते", add_special_tokens=False).ids == tok.encode(begin + "नमस्ते", allowed_special="all")

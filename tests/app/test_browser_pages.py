@@ -255,6 +255,18 @@ def test_streamlits_own_texts_speak_portuguese_and_english_again(app_url, page):
     assert "O arquivo deve" not in box.inner_text()
 
 
+def test_the_menu_offers_the_themes_in_the_interface_language(app_url, page):
+    """Issue 45: the dark theme is chosen in Streamlit's menu (System, Light, Dark); in Portuguese it says so."""
+    open_app(page, app_url, "/?lang=pt")
+    page.locator('[data-testid="stMainMenu"]').click()
+    menu = page.locator('[data-testid="stMainMenuPopover"]')
+    menu.locator("text=Escuro").wait_for(timeout=30_000)  # rewritten by the page: Streamlit says "Dark"
+    assert all(word in menu.inner_text() for word in ("Sistema", "Claro", "Imprimir"))
+    assert not any(word in menu.inner_text().split() for word in ("System", "Light", "Dark", "Print"))
+    menu.locator("text=Escuro").click()  # a teacher in a dark room
+    page.wait_for_function("() => document.documentElement.dataset.bpeTheme === 'dark'", timeout=10_000)
+
+
 def test_the_rules_page_in_english_and_portuguese(app_url, page):
     for lang, example, verdict in (("en", "Example: a mistake at step 5", "Merge 5 (line 5) is wrong"),
                                    ("pt", "Exemplo: um erro no passo 5", "Fusão 5 (linha 5): errado")):

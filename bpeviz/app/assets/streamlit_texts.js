@@ -7,6 +7,7 @@
   const WHERE = [
     '[data-testid="stFileUploader"]', '[data-baseweb="popover"]', '[data-testid="stStatusWidget"]',
     '[data-testid="InputInstructions"]', '[data-testid="stMultiSelect"]', '[data-testid="stSelectbox"]',
+    '[data-testid="stMainMenuPopover"]',
   ].join(",");
   const PT = [
     [/^Upload$/, "Enviar"],
@@ -29,6 +30,11 @@
     [/^Press Enter to apply$/, "Enter para aplicar"],
     [/^Press ⌘\+Enter to apply$/, "⌘+Enter para aplicar"],
     [/^Press Ctrl\+Enter to apply$/, "Ctrl+Enter para aplicar"],
+    [/^System$/, "Sistema"],  // the menu's theme: the system's, light or dark
+    [/^Light$/, "Claro"],
+    [/^Dark$/, "Escuro"],
+    [/^Print$/, "Imprimir"],
+    [/^Record screen$/, "Gravar a tela"],
   ];
   const state = window.__bpevizTexts || (window.__bpevizTexts = { originals: new WeakMap(), observer: null, lang: "en" });
   state.lang = LANG;

@@ -125,7 +125,7 @@ def count_file(tok: Tokenizer | None, lesson: sidebar.Lesson) -> None:
         try:
             cache[key] = _count_in_box(header, blobs)
         except BpevizError as exc:
-            st.error(error_text(exc))
+            st.error(render.md(error_text(exc)))
             return
         while len(cache) > COUNT_CACHE:
             cache.pop(next(iter(cache)))

@@ -210,11 +210,25 @@ def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent,
-                             initargs=(os.getpid(),)) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent,
+                               initargs=(os.getpid(),))
+    try:
         _add_in_order(counts, blocks, lambda docs: pool.submit(splits.count_pieces, docs, pretokenizer),
                       2 * workers, advance)
+    except BaseException:  # Ctrl-C, a bad block, a stopped run: stop now, not after the blocks in flight
+        _stop_now(pool)
+        raise
+    pool.shutdown()
     return counts
+
+
+def _stop_now(pool: ProcessPoolExecutor) -> None:
+    """End a pool at once: its queued blocks dropped, its processes ended mid-block (their counts are not wanted)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # the executor has no public kill
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+        process.join(timeout=5)
 
 
 def _add_in_order(counts: Counter[str], blocks: Iterable[Block], submit: Callable[[list[str]], Future],
@@ -321,9 +335,7 @@ def count_tokens(paths: Sequence[str | Path], counters: dict[str, Callable[[str,
     total = sum(Path(p).stat().st_size for p in paths)
     rows, done = [], 0
     for path in paths:
-        tokens = dict.fromkeys(counters, 0)
-        chars = n_bytes = 0
-        first = True
+        tokens, chars, n_bytes, first = dict.fromkeys(counters, 0), 0, 0, True
         for block in read_blocks([path], pretokenizer=cut_at):
             for text in block.docs:
                 chars += len(text)

@@ -218,3 +218,27 @@ def test_byte_ranges_tile_a_file_and_count_as_one_process(tmp_path, pre, lines, 
             total.update(dask_counting.count_range(str(path), start, min(start + span, len(data)), len(data), pre, lines,
                                                    prefix, preset.newline_cut))
         assert list(total.items()) == list(expected.items()), span
+
+
+def _slow_count(docs, pretokenizer="gpt2"):  # a worker's block that takes long; it leaves a mark if it ever ends
+    import time
+    from pathlib import Path
+
+    time.sleep(10)
+    Path(docs[0]).write_text("ended")
+    return Counter()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="forks")
+def test_an_interrupted_count_ends_its_workers_mid_block(tmp_path, monkeypatch):
+    """Ctrl-C while blocks are in flight stops the count then, not after the blocks (the CI machine waited > 60 s)."""
+    monkeypatch.setattr(pretokenize, "count_pieces", _slow_count)  # a forked worker inherits it
+    marks = [tmp_path / f"block{k}" for k in range(3)]
+
+    def blocks():
+        yield from (counting.Block([str(mark)], 1) for mark in marks)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        counting.count_blocks(blocks(), "gpt2", workers=2)
+    assert not [mark.name for mark in marks if mark.exists()]  # no block ran to its end after the interrupt

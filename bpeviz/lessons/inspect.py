@@ -4,7 +4,7 @@ Mixture inference follows Hayase et al., "Data Mixture Inference: What do BPE To
 their Training Data?" (NeurIPS 2024): each merge was, at its step, the most frequent pair of the unknown
 training mix. Replaying the merges on a sample of each category gives every pair's count per category at
 every step; the weights that make each merge win (with slack for what small samples miss) solve a linear
-program, here HiGHS through scipy. Weights are shares of training bytes.
+program, here HiGHS (highspy). Weights are shares of training bytes.
 
 Unreachable tokens (Picky BPE, LiteToken): a token whose own bytes, merged as one piece, do not give the
 token back; encoding never emits it.

@@ -279,7 +279,7 @@ def test_train_unigram_on_a_file_is_the_library_s_unigram(tmp_path, lines):
     assert pieces == [p for p, _ in library.scored]
 
 
-@pytest.mark.slow  # two processes that each import scipy and read word lists: 12 s; the library's own tests are quick
+@pytest.mark.slow  # two processes that each import HiGHS and read word lists: 12 s; the library's own tests are quick
 def test_infer_mix_and_audit_from_the_command_line(tmp_path):
     import json
 

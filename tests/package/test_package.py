@@ -64,7 +64,7 @@ def test_the_engine_is_pure_and_light():
     modules = "bpeviz, bpeviz.cli, bpeviz.formats, bpeviz.lessons.metrics, bpeviz.lessons.steps, bpeviz.lessons.sources"
     code = f"import sys, {modules}; print(sorted(sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    for heavy in ("streamlit", "tiktoken", "pandas", "numba", "numpy", "scipy"):
+    for heavy in ("streamlit", "tiktoken", "pandas", "numba", "numpy", "highspy"):
         assert f"'{heavy}'" not in loaded, heavy
     for path in sources():
         if "app" in path.relative_to(LIBRARY).parts[:1] or path == LIBRARY / "cli" / "app.py":

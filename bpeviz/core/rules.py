@@ -32,7 +32,8 @@ class TieRule:
     """How the trainer orders pairs with the same count; the smaller key wins.
 
     kind: "position" (first occurrence in the corpus), "ids" (the pair of ids), "hf-ids" (ids with
-    bytes in HF's order), "text" (the shorter merged token, then the smaller one as UTF-8).
+    bytes in HF's order), "text" (the shorter merged token, then the smaller one as UTF-8), "hf-spelled-max"
+    (the larger pair of token spellings in HF's ByteLevel alphabet, left then right).
     """
 
     name: str
@@ -43,6 +44,10 @@ class TieRule:
     def uses_position(self) -> bool:
         return self.kind == "position"
 
+    @property
+    def reads_texts(self) -> bool:
+        return self.kind in ("text", "hf-spelled-max")
+
     def order(self, pair: Pair, first_seen: int, texts: Sequence[str | bytes] = ()) -> object:
         """The key of a pair: first_seen is where it first occurs in corpus order; texts name ids (kind "text")."""
         if self.kind == "position":
@@ -51,12 +56,21 @@ class TieRule:
             return hf_key(pair)
         if self.kind == "text":
             return text_key(texts[pair[0]], texts[pair[1]])
+        if self.kind == "hf-spelled-max":
+            return (_larger_first(texts[pair[0]]), _larger_first(texts[pair[1]]))
         return pair
 
 
 def hf_key(pair: Pair) -> Pair:
     left, right = pair
     return (HF_BYTE_ORDER[left] if left < 256 else left, HF_BYTE_ORDER[right] if right < 256 else right)
+
+
+def _larger_first(token: str | bytes) -> tuple[int, ...]:
+    """A key under which the larger spelling (HF's ByteLevel characters, compared as Python compares strings) comes
+    first: each character's code point negated, then 1, so that a spelling sorts after the longer ones it starts."""
+    raw = token if isinstance(token, bytes) else token.encode("utf-8", "surrogateescape")
+    return (*(-ord(BYTE_CHARS[b]) for b in raw), 1)
 
 
 def text_key(left: str | bytes, right: str | bytes) -> tuple[int, bytes]:
@@ -73,6 +87,9 @@ TIE_RULES: dict[str, TieRule] = {
     "sentencepiece": TieRule("sentencepiece", "the shorter merged token, then the smaller one as UTF-8 (SentencePiece)", "text"),
 }
 TIE_BREAKS = tuple(TIE_RULES)
+# Not a choice of its own (one trainer's, with parity only): the tie rule of HF tokenizers' ParityBpeTrainer.
+HF_PARITY_TIE = TieRule("hf-parity", "the pair whose tokens, spelled in HF's ByteLevel alphabet, are the larger strings "
+                        "(left, then right), as the paper's Python max() picks", "hf-spelled-max")
 
 
 @dataclass(frozen=True)
@@ -105,6 +122,7 @@ class Dialect:
     dummy_prefix: bool = False  # every document starts with a space (SentencePiece's add_dummy_prefix)
     reads_15_1: bool = False  # its regex engine reads Unicode 15.1: newer code points split as unassigned (HF's)
     library: str = ""  # what to compare it with
+    parity_tie: TieRule | None = None  # the tie rule of this library's parity-aware trainer, where it differs
 
 
 DIALECTS: dict[str, Dialect] = {
@@ -115,7 +133,7 @@ DIALECTS: dict[str, Dialect] = {
                   "the smallest pair of ids in HF's byte order; its regex engine reads \\p{N}{1,3}+ as a repeated group and "
                   "Unicode 15.1 (a newer letter is no letter there)",
                   "bytes", None, "hf", "overlapping", split_as=(("gpt4", "gpt4-hf"),), reads_15_1=True,
-                  library="tokenizers"),
+                  library="tokenizers", parity_tie=HF_PARITY_TIE),
     "sentencepiece-bpe": Dialect("sentencepiece-bpe", "SentencePiece's BPE trainer: characters, a space (▁) starts each "
                                  "word and each sentence, only spaces split, overlapping counts, a tie goes to the shorter "
                                  "then the smaller piece, a piece made twice is learned once, U+001F never joins a piece; it "
@@ -178,7 +196,15 @@ def rules_for(tie_break: str = "first", count_rule_name: str = "overlapping", te
               unique_tokens: bool = False) -> Rules:
     """The trainer's rules from their registry names (ValueError for unknown names)."""
     tie = tie_rule(tie_break)
-    needs_texts = tie.kind == "text" or unique_tokens
+    needs_texts = tie.reads_texts or unique_tokens
     if needs_texts and texts is None:
         raise ValueError("This tie rule (or unique tokens) needs the text of every base symbol.")
     return Rules(tie, count_rule(count_rule_name).overlapping, tuple(texts or ()) if needs_texts else (), unique_tokens)
+
+
+def parity_rules(dialect_name: str, tie_break: str, count_rule_name: str, texts: Sequence[str | bytes]) -> Rules:
+    """A parity-aware trainer's rules: the dialect's own tie rule for parity where it has one (HF's), else the usual."""
+    own = dialect(dialect_name).parity_tie if dialect_name else None
+    if own is None:
+        return rules_for(tie_break, count_rule_name, texts)
+    return Rules(own, count_rule(count_rule_name).overlapping, tuple(texts))

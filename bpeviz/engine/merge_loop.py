@@ -44,7 +44,7 @@ class MergeLoop:
         self.first_rule = rules.tie.uses_position
         self.overlapping = rules.overlapping
         self.texts: list[Any] = list(rules.texts)  # id -> text (all str, or all bytes), grows with every merge
-        self.reads_texts = rules.tie.kind == "text" or rules.unique_tokens
+        self.reads_texts = rules.tie.reads_texts or rules.unique_tokens
         self.known_texts = set(self.texts) if rules.unique_tokens else set()
         self.total = sum(len(ids) * w for ids, w in kept)
         self.uniform = all(w == 1 for _, w in kept)
@@ -52,7 +52,7 @@ class MergeLoop:
         self.skip: dict[int, int] = {}  # packed pair -> how many leading entries of where[pair] are dead
         # A heap entry is one int, sort key * SHIFT + packed pair (ints compare twice as fast as tuples), or for the
         # text rule a tuple (sort key, packed pair). Counts are upper bounds, fixed when they surface.
-        self.shift = 0 if rules.tie.kind == "text" else SHIFT
+        self.shift = 0 if rules.tie.reads_texts else SHIFT
         where = self.where
         self.heap: list[Any] = [self._entry(self._sort_key(self._count(key), key, where[key][0]), key) for key in self.counts]
         heapq.heapify(self.heap)

@@ -86,8 +86,11 @@ class CorpusState:
         return self._trainer._count(pack(pair))
 
     def merge(self, pair: Pair, token: int) -> None:
-        """Replace the pair by token everywhere, left to right (the pair must occur)."""
-        self._trainer._merge(pack(pair), token)
+        """Replace the pair by token everywhere, left to right; a pair that does not occur only names the token."""
+        if self.count(pair):
+            self._trainer._merge(pack(pair), token)
+        elif self._trainer.reads_texts:  # the token's text, for tie rules that read a later pair's tokens
+            self._trainer.texts.append(self._trainer.texts[pair[0]] + self._trainer.texts[pair[1]])
 
 
 class PythonEngine:

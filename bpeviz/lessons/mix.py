@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from bpeviz.core.errors import BpevizError
 from bpeviz.core.records import Settings, to_bytes
-from bpeviz.core.rules import rules_for
+from bpeviz.core.rules import parity_rules, rules_for
 from bpeviz.counting.blocks import CountTable
 from bpeviz.data import corpora
 from bpeviz.engine import ENCODER
@@ -136,7 +136,7 @@ def _train_parity(weights: dict[str, int], groups: dict[str, Counter[str]], voca
     heldout = {lang: splits.count_pieces([heldout_text(lang)], pretokenizer) for lang in groups}
     texts = [bytes([b]) for b in range(256)]
     raw, chosen = parity_merges(groups, heldout, settings.vocab_size - 256,
-                                rules_for(settings.tie_break, settings.count_rule, texts), progress)
+                                parity_rules(dialect, settings.tie_break, settings.count_rule, texts), progress)
     total_bytes = sum(len(to_bytes(word)) * n for counts in groups.values() for word, n in counts.items())
     tok = build(settings, None, raw, corpus_bytes=total_bytes, corpus_tokens=total_bytes, engine="python", encoder=ENCODER)
     return MixRun(tok, weights, attribute(tok, groups), tuple(chosen))

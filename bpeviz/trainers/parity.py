@@ -43,8 +43,7 @@ def parity_merges(groups: Mapping[str, Counter[str]], heldout: Mapping[str, Coun
             token = 256 + len(merges)
             count = sum(state.count(pair) for state in train.values())
             for state in (*train.values(), *held.values()):
-                if state.count(pair):
-                    state.merge(pair, token)
+                state.merge(pair, token)
             merges.append(RawMerge(pair[0], pair[1], token, count, (), sum(s.tokens for s in train.values())))
             chosen.append(lang)
             if progress is not None and (len(merges) % 64 == 1 or len(merges) == n_merges):

@@ -24,7 +24,7 @@ from bpeviz.engine import ENCODER
 from bpeviz.engine.python import replay_ids
 from bpeviz.models.bpe import Tokenizer, build
 from bpeviz.pre_tokenizers import splits
-from bpeviz.trainers.parity import gini, parity_merges
+from bpeviz.trainers.parity import VARIANTS, gini, parity_merges
 from bpeviz.trainers.settings import resolve_settings
 from bpeviz.trainers.training import train_counts
 
@@ -100,11 +100,12 @@ def check_weights(weights: Mapping[str, int]) -> dict[str, int]:
 
 
 def train_mix(weights: Mapping[str, int], vocab_size: int, *, level: str = "bytes", pretokenizer: str = "gpt4",
-              progress: Callable[[int, int], None] | None = None, parity: bool = False, dialect: str = "") -> MixRun:
+              progress: Callable[[int, int], None] | None = None, parity: bool | str = False, dialect: str = "") -> MixRun:
     """Train on the weighted mix and attribute every merge. Example: train_mix({"en": 1}, 1024).winner(0) -> "en"
 
-    parity=True trains parity-aware (parity.py): each merge is the best pair of the language whose held-out
-    articles take the most tokens at that step; run.parity_language says which. It runs at level bytes.
+    parity=True (or "base") trains parity-aware (parity.py): each merge is the best pair of the language whose
+    held-out articles take the most tokens at that step; run.parity_language says which. It runs at level bytes.
+    parity="window": the paper's moving-window variant (a language that took over 2/n of the last 100 is passed over).
     dialect: a trainer's rules (rules.DIALECTS); "hf" reads the split and breaks ties as HF tokenizers' trainers do.
     """
     weights = check_weights(weights)
@@ -115,7 +116,8 @@ def train_mix(weights: Mapping[str, int], vocab_size: int, *, level: str = "byte
         counts = splits.count_pieces(training_documents(lang), pretokenizer)
         groups[lang] = Counter({word: n * weight for word, n in counts.items()})
     if parity:
-        return _train_parity(weights, groups, vocab_size, level, pretokenizer, progress, dialect)
+        variant = "base" if parity is True else str(parity)
+        return _train_parity(weights, groups, vocab_size, level, pretokenizer, progress, dialect, variant)
     total: Counter[str] = Counter()
     for counts in groups.values():
         total.update(counts)
@@ -125,7 +127,10 @@ def train_mix(weights: Mapping[str, int], vocab_size: int, *, level: str = "byte
 
 
 def _train_parity(weights: dict[str, int], groups: dict[str, Counter[str]], vocab_size: int, level: str, pretokenizer: str,
-                  progress: Callable[[int, int], None] | None, dialect: str = "") -> MixRun:
+                  progress: Callable[[int, int], None] | None, dialect: str = "", variant: str = "base") -> MixRun:
+    if variant not in VARIANTS:
+        raise BpevizError("parity_variant", f"parity is True, \"base\" or \"window\", not {variant[:20]!r}.",
+                          variant=variant[:20])
     if level != "bytes":
         raise BpevizError("parity_level", "Parity-aware training runs at level 'bytes' (held-out text may hold characters "
                           "the training text lacks).", level=level)
@@ -136,7 +141,8 @@ def _train_parity(weights: dict[str, int], groups: dict[str, Counter[str]], voca
     heldout = {lang: splits.count_pieces([heldout_text(lang)], pretokenizer) for lang in groups}
     texts = [bytes([b]) for b in range(256)]
     raw, chosen = parity_merges(groups, heldout, settings.vocab_size - 256,
-                                parity_rules(dialect, settings.tie_break, settings.count_rule, texts), progress)
+                                parity_rules(dialect, settings.tie_break, settings.count_rule, texts), progress,
+                                variant=variant)
     total_bytes = sum(len(to_bytes(word)) * n for counts in groups.values() for word, n in counts.items())
     tok = build(settings, None, raw, corpus_bytes=total_bytes, corpus_tokens=total_bytes, engine="python", encoder=ENCODER)
     return MixRun(tok, weights, attribute(tok, groups), tuple(chosen))

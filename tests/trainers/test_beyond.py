@@ -268,7 +268,7 @@ def test_superbpe_s_default_first_stage_learns_no_token_its_final_split_cannot_g
     assert any(len(bpeviz.split_text(m.token.decode("utf-8", "surrogateescape"), "superword")) > 1 for m in old.merges)
 
 
-def hf_parity_merges(langs: list[str], n: int) -> list[tuple[bytes, bytes]]:
+def hf_parity_merges(langs: list[str], n: int, variant: str = "base") -> list[tuple[bytes, bytes]]:
     """HF tokenizers' ParityBpeTrainer (0.23) on the same training documents, dev set, split and byte level."""
     import json
 
@@ -281,26 +281,38 @@ def hf_parity_merges(langs: list[str], n: int) -> list[tuple[bytes, bytes]]:
     tok.pre_tokenizer = pre_tokenizers.Sequence([
         pre_tokenizers.Split(Regex(bpeviz.PRETOKENIZERS["gpt4"].pattern), behavior="isolated"),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
-    trainer = tokenizers.trainers.ParityBpeTrainer(num_merges=n, variant="base")
+    trainer = tokenizers.trainers.ParityBpeTrainer(num_merges=n, variant=variant)
     trainer.train_from_iterator(tok, train_iterators=[mix.training_documents(lang) for lang in langs],
                                 dev_iterators=[[mix.heldout_text(lang)] for lang in langs])
     merges = json.loads(tok.to_str())["model"]["merges"]
     return [(bytes(CHAR_BYTES[c] for c in a), bytes(CHAR_BYTES[c] for c in b)) for a, b in merges]
 
 
-@pytest.mark.parametrize("langs, n", [
-    (["en", "pt", "hi"], 200),  # merge 24 is a tie in Portuguese: (o, s) in HF, (e, r) by BpeTrainer's pair order
-    (["en", "ru", "zh", "ar"], 200),
-    pytest.param(["de", "fr", "es", "it", "pt", "ja"], 1500, marks=pytest.mark.slow),
-    pytest.param(["en", "hi", "ko", "tr", "vi"], 1500, marks=pytest.mark.slow),
+@pytest.mark.parametrize("variant, langs, n", [
+    ("base", ["en", "pt", "hi"], 200),  # merge 24 is a tie in Portuguese: (o, s) in HF, (e, r) by BpeTrainer's order
+    ("base", ["en", "ru", "zh", "ar"], 200),
+    ("window", ["en", "ru", "zh", "ar", "de"], 200),  # the window passes a language over from merge 52 on
+    pytest.param("base", ["de", "fr", "es", "it", "pt", "ja"], 1500, marks=pytest.mark.slow),
+    pytest.param("base", ["en", "hi", "ko", "tr", "vi"], 1500, marks=pytest.mark.slow),
+    pytest.param("window", ["en", "pt", "hi"], 600, marks=pytest.mark.slow),
+    pytest.param("window", ["fi", "sw", "th", "he"], 800, marks=pytest.mark.slow),
 ])
-def test_parity_with_the_hf_dialect_is_hf_s_parity_trainer(langs, n):
+def test_parity_with_the_hf_dialect_is_hf_s_parity_trainer(variant, langs, n):
     """Issue 42.13: with HF's split reading, and ties as HF's ParityBpeTrainer breaks them (the larger pair of token
-    spellings, as the paper's Python max() picks), bpeviz's parity-aware training is HF's, merge for merge. The
-    paper's rule with bpeviz's default tie rule parts at merge 5 on en/pt/hi."""
-    theirs = hf_parity_merges(langs, n)
-    ours = [(m.left, m.right) for m in mix.train_mix(dict.fromkeys(langs, 1), 256 + n, parity=True, dialect="hf").tok.merges]
+    spellings, as the paper's Python max() picks), bpeviz's parity-aware training is HF's, merge for merge, in both
+    variants. The paper's rule with bpeviz's default tie rule parts at merge 5 on en/pt/hi; the window variant
+    parts from the base one (HF's own) within the first 100 merges on every set here."""
+    theirs = hf_parity_merges(langs, n, variant)
+    run = mix.train_mix(dict.fromkeys(langs, 1), 256 + n, parity=variant, dialect="hf")
+    ours = [(m.left, m.right) for m in run.tok.merges]
     assert len(ours) == len(theirs) == n and ours == theirs
-    if langs == ["en", "pt", "hi"]:
+    if variant == "window":
+        assert theirs != hf_parity_merges(langs, n)
+    if langs == ["en", "pt", "hi"] and variant == "base":
         paper = [(m.left, m.right) for m in mix.train_mix(dict.fromkeys(langs, 1), 256 + 40, parity=True).tok.merges]
         assert next(k for k, (a, b) in enumerate(zip(paper, theirs)) if a != b) == 4
+
+
+def test_parity_refuses_an_unknown_variant_in_one_line():
+    with pytest.raises(bpeviz.BpevizError, match="base.*window.*'sliding'"):
+        mix.train_mix({"en": 1, "pt": 1}, 300, parity="sliding")

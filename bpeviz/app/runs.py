@@ -202,7 +202,8 @@ def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Cal
 
 @st.cache_resource(show_spinner=False)
 def warm_up() -> threading.Thread:
-    """Once per server, in the background: the real tokenizers, the Who pays? page's default mix, the compiled engine.
+    """Once per server, in the background: the chart library, the real tokenizers, the Who pays? page's default mix,
+    the compiled engine.
 
     A teacher's first visit to Who pays? took 5-7 s (five tokenizers read, 26 languages trained); after
     this, the page finds them ready. Until the compiled engine is loaded (from numba's cache; a
@@ -212,6 +213,8 @@ def warm_up() -> threading.Thread:
     default = tuple(sorted(mix.PRESETS[str(DEFAULTS["mix"])].items()))
 
     def work() -> None:
+        import altair  # noqa: F401  # every page but the first draws charts: imported here, not in a visitor's run
+
         for name in ENCODINGS:
             with contextlib.suppress(Exception):  # a missing package is the page's to report, not the warm-up's
                 reference(name)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -16,6 +15,9 @@ from bpeviz.lessons import metrics, render
 from bpeviz.pretrained.encodings import ENCODINGS
 
 from .i18n import lang, t
+
+if TYPE_CHECKING:  # altair is imported where a chart is drawn: the first page draws none (1.2 s less to show it)
+    import altair as alt
 
 
 def token_info(token_id: int, token: str | bytes, tok=None, reference_name: str | None = None) -> str:
@@ -100,6 +102,8 @@ NUMBER_LOCALES = {"pt": {"decimal": ",", "thousands": ".", "grouping": [3], "cur
 
 def with_locale(spec: Any, number: dict) -> Any:
     """A copy of the chart whose config has Vega's number locale (its other config kept)."""
+    import altair as alt
+
     spec = spec.copy(deep=False)
     config = alt.Config() if spec.config is alt.Undefined else spec.config.copy(deep=False)
     config.locale = {"number": number}
@@ -164,6 +168,8 @@ def progress_bar():  # -> (the slot, progress(done, total))
 
 def language_dots(table: pd.DataFrame, y: str, x: str, x_title: str, order: list, tooltip: list) -> alt.Chart:
     """One row per language (sorted by `order`), one coloured and shaped dot per tokenizer at its value of `x`."""
+    import altair as alt
+
     return alt.Chart(table).mark_point(filled=True, size=110).encode(
         y=alt.Y(f"{y}:N", sort=order, title=None, axis=alt.Axis(labelFontSize=13, labelLimit=240)),
         x=alt.X(f"{x}:Q", title=x_title),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -103,6 +102,8 @@ def tally_chart(vote: Vote) -> None:
         else [("", vote.tally())]
     table = pd.DataFrame([{"option": ("✓ " if o in vote.right else "") + o, "votes": n, "round": name}
                           for name, tally in rounds for o, n in tally.items()])
+    import altair as alt  # here: a page without a vote never loads it
+
     chart = alt.Chart(table).mark_bar().encode(
         y=alt.Y("option:N", title=None, sort=None, axis=alt.Axis(labelLimit=320)),
         x=alt.X("votes:Q", title=t("live_votes"), axis=alt.Axis(tickMinStep=1)),

@@ -199,6 +199,7 @@ def student_bar() -> None:
         class_gone(code, exc)
         return
     st.session_state["live_joined_code"] = code
+    st.session_state["live_vote_drawn"] = vote_signature(code)  # what this whole-page run shows of the vote
     with st.container(border=True):
         st.session_state.setdefault("live_following", True)
         following = st.toggle(t("live_follow"), key="live_following", on_change=_back_to_class, help=t("live_follow_help"))
@@ -254,10 +255,8 @@ def follow_fragment(code: str, following: bool) -> None:
         st.caption(t("live_unshared"))
     if following and lesson and st.session_state.get("live_seen") != version and not step_only(lesson):
         st.rerun(scope="app")  # catch_up applies it before the sidebar is drawn
-    seen = vote_signature(code)
-    if st.session_state.setdefault("live_vote_seen", seen) != seen:  # opened, revealed, closed: what hides the answer moves
-        st.session_state["live_vote_seen"] = seen
-        st.rerun(scope="app")
+    if st.session_state.get("live_vote_drawn") != vote_signature(code):  # opened, revealed, closed: the page must move
+        st.rerun(scope="app")  # asked again at the next poll if Streamlit drops it (a run of another fragment)
     ballot()
 
 

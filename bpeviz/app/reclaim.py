@@ -1,9 +1,10 @@
 """A class survives a reload: the browser keeps the teacher's key and a student's id (assets/keeper.js) and gives them back.
 
-Session state dies with the browser tab's connection; the room does not (rooms.py keeps it for two idle hours).
-While a session teaches, its browser stores the code and the secret in localStorage; a new session in the
-same browser sends them once, and the server hands the class back if that room still has that secret. A student's
-id is kept the same way: a reload keeps their seat and their vote (one per person, not per visit).
+Session state dies with the browser tab's connection; the room does not (rooms.py keeps it for 30 silent minutes).
+While a session teaches, its browser stores the code and the secret in localStorage; a new session in the same
+browser sends them (again every 2 s until the server answers), and the server hands the class back if that room
+still has that secret. A student's id is kept the same way: a reload keeps their seat and their vote (one per
+person, not per visit).
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ def _found() -> None:
     """The browser gave back what it kept: a teacher's class (if that room still has that key), a student's seat."""
     ss = st.session_state
     kept = (ss.get("live_keeper") or {}).get("found")
-    if not isinstance(kept, dict) or live.teaching() is not None:
+    if not isinstance(kept, dict) or ss.get("_live_heard"):  # the browser sends it until it hears back: once is enough
+        return
+    ss["_live_heard"] = True
+    if live.teaching() is not None:
         return
     student = kept.get("student")
     if live.student_code():
@@ -68,4 +72,6 @@ def keeper() -> None:
         data["forget"] = True
     if live.student_code() and found is None:
         data["student"] = live.student_id()
+    if ss.get("_live_heard"):
+        data["heard"] = True
     _component()(key="live_keeper", data=data, default={"found": None}, on_found_change=_found)

@@ -21,11 +21,19 @@ def counter(page) -> str:
     return page.locator('[data-testid="bpe-counter"]').first.inner_text()
 
 
+def watched(page):
+    """The page, keeping its script errors and console errors (written out if the test fails)."""
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(f"pageerror: {exc}"))
+    page.on("console", lambda msg: page.errors.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None)
+    return page
+
+
 def test_a_teacher_and_three_students(browser, app_url):
     teacher_context = browser.new_context(viewport={"width": 1024, "height": 768})
     contexts = [teacher_context]
     try:
-        teacher = teacher_context.new_page()
+        teacher = watched(teacher_context.new_page())
         open_app(teacher, app_url, "/?big=1")
         start = teacher.get_by_role("button", name="Start a live class")
         for _ in range(3):  # the expander may be drawn again by a run still going: open it until the button shows
@@ -60,7 +68,7 @@ def test_a_teacher_and_three_students(browser, app_url):
         for k in range(3):
             context = browser.new_context(viewport=PHONE)
             contexts.append(context)
-            student = context.new_page()
+            student = watched(context.new_page())
             open_app(student, app_url, f"/?class={code}" + ("&lang=pt" if k == 2 else ""))
             students.append(student)
         wait_text(students[0], "3 students in live class")
@@ -137,8 +145,10 @@ def test_a_teacher_and_three_students(browser, app_url):
                 with contextlib.suppress(Exception):  # the text, and the players' inner state, for what a picture hides
                     players = pg.eval_on_selector_all(".bpe-player", "ps => ps.map(p => p.outerHTML.slice(0, 400))")
                     running = pg.locator('[data-testid="stStatusWidget"]').count()
+                    errors = "\n".join(getattr(pg, "errors", []))
                     (ARTIFACTS / f"failed-live-{k}.txt").write_text(
-                        f"running: {running}\nplayers: {players}\n\n{pg.inner_text('body')}", encoding="utf-8")
+                        f"running: {running}\nplayers: {players}\nerrors:\n{errors}\n\n{pg.inner_text('body')}",
+                        encoding="utf-8")
         raise
     finally:
         for context in contexts:

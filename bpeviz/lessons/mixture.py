@@ -20,7 +20,11 @@ Measured in bench/mixture.py: tokenizers trained on known mixes of word lists, i
 
 from __future__ import annotations
 
+import contextlib
 import heapq
+import os
+import sys
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
@@ -93,6 +97,34 @@ class SamplePairs:
         return changed
 
 
+_FIRST_HIGHS = threading.Lock()
+_banner_hidden = False
+
+
+def _quiet_highs(highspy):  # -> highspy.Highs
+    """A HiGHS instance; the process's first is made with the C library's stdout on /dev/null. highspy 1.16 prints a
+    banner there when the first one is made, before any option can silence it (it broke `bpeviz infer-mix --json`)."""
+    global _banner_hidden
+    with _FIRST_HIGHS:
+        if _banner_hidden:
+            return highspy.Highs()
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "wb") as null:
+                os.dup2(null.fileno(), 1)
+                highs = highspy.Highs()
+                with contextlib.suppress(Exception):  # C's buffer, written to /dev/null before stdout comes back
+                    import ctypes
+
+                    ctypes.CDLL(None).fflush(None)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        _banner_hidden = True
+        return highs
+
+
 class Program:
     """The LP (step 3), grown round by round: minimise Σ v_t + Σ v_p subject to α·d + v_t + v_p ≥ 0 per row, α ≥ 0,
     Σ α = 1. HiGHS keeps its basis between rounds: a round's new rows start from the last optimum, not from nothing
@@ -104,7 +136,7 @@ class Program:
         import numpy as np
 
         self.n, self.np, self.inf = n, np, highspy.kHighsInf
-        self.highs = highspy.Highs()
+        self.highs = _quiet_highs(highspy)
         self.highs.setOptionValue("output_flag", False)
         self.highs.addVars(n, np.zeros(n), np.full(n, self.inf))  # α, at no cost
         self.highs.addRow(1.0, 1.0, n, np.arange(n, dtype=np.int32), np.ones(n))  # Σ α = 1

@@ -642,12 +642,17 @@ def test_the_inspect_page_reads_a_real_tokenizer_in_both_languages():
     metrics = [m.value for m in at.metric]
     assert metrics[:2] == ["100,000", "0"]  # cl100k_base: its merged tokens, none unreachable
     assert any("found the mix that best explains" in plain(c.value) for c in at.caption)
-    pieces = at.dataframe[-1].value
-    assert "1 | 234 | 567" in " ".join(map(str, pieces.iloc[:, 1]))  # the r2l-digits row of the number lab
+    tables = [d.value for d in at.dataframe]
+    assert any("1 | 234 | 567" in " ".join(map(str, frame.iloc[:, 1])) for frame in tables)  # r2l-digits in the number lab
+    paper = tables[-1]  # the real tokenizers' mixes beside the paper's figures (issue 46)
+    assert list(paper.iloc[:, 0]) == ["cl100k_base (GPT-4)", "o200k_base (GPT-4o)", "Tekken (Mistral NeMo)"]
+    assert list(paper.iloc[:, 2]) == ["60% code", "39% other languages", "47% other languages"]
     at.session_state["lang"] = "pt"
     at.run(timeout=300)
     assert_clean(at)
     assert at.title[0].value == "Inspecionar um tokenizador" and [m.value for m in at.metric][0] == "100.000"
+    assert any(e.label.startswith("Em que os tokenizadores reais treinaram") for e in at.expander)
+    assert at.dataframe[-1].value.iloc[1, 1] == "39,1% outras línguas"
     lp = [plain(c.value) for c in at.caption if "resolvedor" in plain(c.value)]
     assert lp and "encontrou a mistura" in lp[0] and "HiGHS" not in lp[0]  # the solver's status in Portuguese too
 

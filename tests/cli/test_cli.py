@@ -296,6 +296,18 @@ def test_infer_mix_and_audit_from_the_command_line(tmp_path):
     assert {"unreachable", "cut", "duplicates", "never_emitted", "residue"} <= set(json.loads(audit.stdout))
 
 
+@pytest.mark.slow  # GPT-2's first 2 000 merges read over 20 languages and code
+def test_the_inspect_page_s_readings_are_what_infer_mix_prints():
+    """The Inspect page's table of real tokenizers (lessons/published.py) is named data measured with this command;
+    run again for GPT-2, it gives the same row."""
+    from bpeviz.lessons import published
+
+    out = run("infer-mix", "gpt2", "--merges", str(published.MERGES), "--json")
+    assert out.returncode == 0, out.stderr
+    row = published.READINGS["gpt2"]
+    assert published.shares(json.loads(out.stdout)["mix"]) == pytest.approx((row.english, row.other, row.code), abs=0.15)
+
+
 def _two_gigabytes() -> None:
     import resource
 

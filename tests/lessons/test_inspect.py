@@ -200,3 +200,12 @@ def _nfc(data: bytes) -> str:
     import unicodedata
 
     return unicodedata.normalize("NFC", data.decode("utf-8"))
+
+
+def test_the_published_readings_group_a_mix_as_the_inspect_page_shows_it():
+    from bpeviz.lessons import published
+
+    assert published.shares({"en": 0.5, "pt": 0.2, "ru": 0.05, "code": 0.25}) == (50.0, 25.0, 25.0)
+    for name, row in published.READINGS.items():  # each row is a whole mix, and names its paper figure's kind
+        assert abs(row.english + row.other + row.code - 100) <= 0.2, name
+        assert (row.paper_share is None) == (row.paper_kind == ""), name

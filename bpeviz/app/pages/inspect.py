@@ -13,7 +13,7 @@ import bpeviz
 from bpeviz.app import inspecting, runs, sidebar, state, views
 from bpeviz.app.i18n import bound, error_text, num, t
 from bpeviz.core.records import to_bytes
-from bpeviz.lessons import inspect, mix, render, sources
+from bpeviz.lessons import inspect, mix, published, render, sources
 from bpeviz.pretrained.encodings import ENCODINGS
 
 CHOICES = state.INSPECTED  # the lesson's own tokenizer, then the real ones (kept in the address as itok=)
@@ -138,6 +138,28 @@ def number_section() -> None:
     views.chart(number_heatmap(name).properties(height=alt.Step(5)))
 
 
+def published_section() -> None:
+    """The real tokenizers' mixes as read here (named data: lessons/published.py), beside the paper's figures."""
+    with st.expander(t("inspect_paper_title")):
+        kinds = {"english": t("inspect_paper_english"), "other": t("inspect_paper_other"), "code": t("inspect_paper_code")}
+        rows = [{"tokenizer": ENCODINGS[name].label, "kind": label, "share": getattr(reading, kind) / 100, "order": k}
+                for name, reading in published.READINGS.items() for k, (kind, label) in enumerate(kinds.items())]
+        chart = alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
+            y=alt.Y("tokenizer:N", sort=None, title=None, axis=alt.Axis(labelLimit=240)),
+            x=alt.X("share:Q", stack="zero", axis=alt.Axis(format="%"), title=t("inspect_share"), scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("kind:N", sort=list(kinds.values()), title=None, legend=alt.Legend(orient="top")),
+            order=alt.Order("order:Q"), tooltip=[alt.Tooltip("tokenizer:N", title=t("col_tokenizer")),
+                                                 alt.Tooltip("kind:N", title=t("inspect_category")),
+                                                 alt.Tooltip("share:Q", format=".1%", title=t("inspect_share"))])
+        views.chart(chart.properties(height=alt.Step(28)))
+        paper = [{t("col_tokenizer"): ENCODINGS[name].label,
+                  t("inspect_paper_here"): f"{num(getattr(r, r.paper_kind) / 100, '.1%')} {kinds[r.paper_kind]}",
+                  t("inspect_paper_says"): f"{num(r.paper_share / 100, '.0%')} {kinds[r.paper_kind]}"}
+                 for name, r in published.READINGS.items() if r.paper_share is not None]
+        views.table(pd.DataFrame(paper))
+        st.caption(t("inspect_paper_caption", merges=published.MERGES))
+
+
 @st.cache_data(max_entries=4, show_spinner=False)
 def number_table(name: str) -> pd.DataFrame:
     enc = views.reference(name)
@@ -161,6 +183,7 @@ mix_slot = st.container()  # first on the page, drawn last: the quick sections s
 if picked_tok is not None:
     junk_section(*picked_tok)
 number_section()
+published_section()
 if picked_tok is not None:
     with mix_slot:
         mixture_section(*picked_tok)

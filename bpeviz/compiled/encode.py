@@ -19,13 +19,16 @@ import numpy as np
 import regex
 from numba import njit
 
-from .hash import _find, _mix, _same, build_table, code_points
+from .hash import _find, _mix, build_table
+from .pieces import MAX_BYTES, add_miss, every_miss, find_miss, grown, merge_miss, new_misses, rank_arrays, splice
 
 LETTER, NUMBER, SPACE, NEWLINE = 1, 2, 4, 8  # \p{L}, \p{N}, \s, [\r\n]
 # (?i:x) for the contraction letters of '(?i:[sdmt]|ll|ve|re), one bit each
 _S, _D, _M, _T, _L, _V, _R, _E = (16 << k for k in range(8))
 _QUOTE, _BLANK = 39, 32
 # The splits written out below, by preset name (the digits of gpt4's family: 0-2; GPT-2's: 3)
+# A weak reference to a tokenizer's method giving its merges ((left, right) -> rank, rank -> new id), or None
+MergeRule = Callable[[], Callable[[], tuple[dict[tuple[int, int], int], list[int]] | None] | None]
 KINDS = {"gpt4": 0, "gpt4-hf": 1, "r2l-digits": 2, "gpt2": 3, "gpt2-original": 3}
 
 
@@ -43,7 +46,7 @@ def classes() -> np.ndarray:
     return table
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _run(cps, cls, j, n, bits):
     """The end of the run from j of characters having any of bits."""
     while j < n and cls[cps[j]] & bits:
@@ -51,7 +54,7 @@ def _run(cps, cls, j, n, bits):
     return j
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _whitespace_end(cps, cls, i, n, newlines):
     """A run of whitespace at i: \\s++$ | \\s*[\\r\\n] (gpt4's family only) | \\s+(?!\\S) | \\s."""
     end, last_newline = i, -1
@@ -66,7 +69,7 @@ def _whitespace_end(cps, cls, i, n, newlines):
     return end - 1 if end - i >= 2 else i + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _digits_end(cps, cls, i, n, digits):
     """gpt4's digits at i: up to three (0), or the whole run (1: gpt4-hf); r2l-digits' are cut in piece_end."""
     if digits == 1:
@@ -77,7 +80,7 @@ def _digits_end(cps, cls, i, n, digits):
     return j
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _gpt4_end(cps, cls, i, n, digits):
     """'(?i:[sdmt]|ll|ve|re) | [^\\r\\n\\p{L}\\p{N}]?+\\p{L}++ | <digits> | ' ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+' | whitespace."""
     c = cls[cps[i]]
@@ -104,7 +107,7 @@ def _gpt4_end(cps, cls, i, n, digits):
     return _whitespace_end(cps, cls, i, n, True)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _gpt2_end(cps, cls, i, n):
     """'(?:[sdmt]|ll|ve|re) (ASCII, case kept) | ' ?\\p{L}++' | ' ?\\p{N}++' | ' ?[^\\s\\p{L}\\p{N}]++' | whitespace."""
     if cps[i] == _QUOTE and i + 1 < n:
@@ -129,7 +132,7 @@ def _gpt2_end(cps, cls, i, n):
     return _whitespace_end(cps, cls, i, n, False)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def piece_end(cps, cls, i, n, kind, run_end):
     """Where the pre-token that starts at i ends, by the split numbered kind (KINDS): its alternatives in their order.
 
@@ -158,88 +161,48 @@ def split_ends(cps, cls, kind):
 
 
 @njit(cache=True, nogil=True)
-def _grown(a, need):
-    b = np.empty(max(need, 2 * len(a)), a.dtype)
-    b[:len(a)] = a
-    return b
+def encode(cps, cls, kind, keys, slots, bits, p_cps, p_off, v_ids, v_off, r_table, r_bits, new_ids):
+    """The text's ids; the pieces not in the table, each once in order of first meeting, as rows (see
+    pieces.new_misses), their code points end to end, and their ids.
 
-
-@njit(cache=True, nogil=True)
-def _note_miss(h, cps, i, length, m_keys, m_slots, m_start, m_len, m_hash, nm):
-    """The number of a piece not in the table, in a table of the text's own misses (a new piece is noted there first).
-
-    Returns it, the new count of misses, and the arrays (grown when full).
-    """
-    mask = len(m_slots) - 1
-    s = np.int64(h >> np.uint64(32)) & mask
-    while m_slots[s] >= 0:
-        q = m_slots[s]
-        if m_keys[s] == h and m_len[q] == length and _same(cps, m_start[q], cps, i, length):
-            return q, nm, m_keys, m_slots, m_start, m_len, m_hash
-        s = (s + 1) & mask
-    if nm == len(m_start):
-        m_start, m_len, m_hash = _grown(m_start, nm + 1), _grown(m_len, nm + 1), _grown(m_hash, nm + 1)
-    m_start[nm], m_len[nm], m_hash[nm] = i, length, h
-    m_keys[s], m_slots[s] = h, nm
-    if 2 * (nm + 1) > len(m_slots):  # rehash into twice the room
-        m_keys, m_slots = np.zeros(2 * len(m_slots), np.uint64), np.full(2 * len(m_slots), -1, np.int64)
-        mask = len(m_slots) - 1
-        for q in range(nm + 1):
-            s = np.int64(m_hash[q] >> np.uint64(32)) & mask
-            while m_slots[s] >= 0:
-                s = (s + 1) & mask
-            m_keys[s], m_slots[s] = m_hash[q], q
-    return nm, nm + 1, m_keys, m_slots, m_start, m_len, m_hash
-
-
-@njit(cache=True, nogil=True)
-def encode(cps, cls, kind, keys, slots, bits, p_cps, p_off, v_ids, v_off):
-    """The text's ids, and the pieces not in the table (start, length; each once, in order of first meeting).
-
-    Where piece q of those stands, the ids hold -1 - q: `splice` puts its ids there.
+    New pieces are merged here when the tokenizer gave its merges' table (r_table, pieces.py; empty: none). Where a
+    piece q that was not merged stands, the ids hold -1 - q: `splice` puts its ids there.
     """
     n = len(cps)
     out = np.empty(n // 2 + 16, np.int64)
-    m_keys, m_slots = np.zeros(1024, np.uint64), np.full(1024, -1, np.int64)
-    m_start, m_len, m_hash = np.empty(256, np.int64), np.empty(256, np.int64), np.empty(256, np.uint64)
-    k, nm, i, run_end = 0, 0, 0, 0
+    m_slots, rows, m_cps, m_ids = new_misses()
+    buf, rk = np.empty(MAX_BYTES, np.int64), np.empty(MAX_BYTES, np.int64)  # a new piece's ids, and its pairs' ranks
+    k, nm, q, i, run_end = 0, 0, 0, 0, 0
     while i < n:
         j, run_end = piece_end(cps, cls, i, n, kind, run_end)
         h = np.uint64(0)
         for t in range(i, j):
             h = _mix(h, cps[t])
         p = _find(h, cps, i, j - i, keys, slots, bits, p_cps, p_off)
-        a, b = (v_off[p], v_off[p + 1]) if p >= 0 else (0, 1)
-        if k + b - a > len(out):
-            out = _grown(out, k + b - a)
         if p >= 0:
-            out[k:k + b - a] = v_ids[a:b]
+            a, b = v_off[p], v_off[p + 1]
         else:
-            q, nm, m_keys, m_slots, m_start, m_len, m_hash = _note_miss(h, cps, i, j - i, m_keys, m_slots, m_start, m_len,
-                                                                        m_hash, nm)
+            q = find_miss(h, cps, i, j - i, m_slots, rows, m_cps)
+            if q < 0:  # met first here
+                m_slots, rows, m_cps = add_miss(h, cps, i, j - i, -1 - q, m_slots, rows, m_cps, nm)
+                q, nm = nm, nm + 1
+                m_ids = merge_miss(cps, i, q, rows, m_ids, buf, r_table, r_bits, new_ids, rk)
+            a, b = (rows[q, 2], rows[q, 3]) if rows[q, 3] >= 0 else (0, 1)
+        if k + b - a > len(out):  # (rarely: an array reassigned in the loop costs two atomic counts)
+            out = grown(out, k + b - a)
+        if p >= 0:
+            for t in range(a, b):
+                out[k] = v_ids[t]
+                k += 1
+        elif rows[q, 3] >= 0:
+            for t in range(a, b):
+                out[k] = m_ids[t]
+                k += 1
+        else:
             out[k] = -1 - q
-        k += b - a
-        i = j
-    return out[:k], m_start[:nm], m_len[:nm]
-
-
-@njit(cache=True, nogil=True)
-def splice(out, ids, off):
-    """out with each -1 - q replaced by ids[off[q]:off[q + 1]]."""
-    total = 0
-    for x in out:
-        total += 1 if x >= 0 else off[-x] - off[-x - 1]
-    whole = np.empty(total, np.int64)
-    k = 0
-    for x in out:
-        if x >= 0:
-            whole[k] = x
             k += 1
-        else:
-            a, b = off[-x - 1], off[-x]
-            whole[k:k + b - a] = ids[a:b]
-            k += b - a
-    return whole
+        i = j
+    return out[:k], rows[:nm], m_cps[:rows[nm - 1, 0] + rows[nm - 1, 1] if nm else 0], m_ids
 
 
 class PieceTable:
@@ -251,9 +214,12 @@ class PieceTable:
     MAX_PIECES = 150_000
     MAX_CODE_POINTS = 2_000_000  # of the pieces kept, end to end, and of their ids (8 MB each, as int32)
 
-    def __init__(self, split: str, encode_pieces: Callable[[], Callable[[list[str]], tuple[array, array]] | None]) -> None:
+    def __init__(self, split: str, encode_pieces: Callable[[], Callable[[list[str]], tuple[array, array]] | None],
+                 merges: MergeRule | None = None) -> None:
         self._kind = KINDS[split]
         self._encode_pieces = encode_pieces  # gives the tokenizer's encoder of new pieces (a weak reference: no cycle)
+        self._merges = merges  # gives its merges (pair -> rank, rank -> new id) when their rule is the kernel's own
+        self._rank_arrays: tuple | None = None  # pieces.rank_arrays of those, made at the first text
         self._lock = threading.Lock()
         self._clear()
 
@@ -266,39 +232,57 @@ class PieceTable:
         return len(self.p_off) - 1
 
     def encode(self, text: str) -> list[int]:
-        """text's ids: pieces met before from the table, new ones merged by the tokenizer and kept if there is room."""
+        """text's ids: pieces met before from the table, new ones merged in the kernel (or by the tokenizer, when the
+        kernel cannot: see pieces.py) and kept if there is room."""
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
         with self._lock:
-            ids, starts, lengths = encode(cps, classes(), self._kind, *self._arrays())
-            if len(starts):
-                pieces = list(map(text.__getitem__, map(slice, starts.tolist(), (starts + lengths).tolist())))
-                flat, counts = self._encode_pieces()(pieces)  # type: ignore[misc]  # the tokenizer is alive: it called us
-                new_ids, new_off = np.frombuffer(flat, np.int64), np.zeros(len(pieces) + 1, np.int64)
-                np.cumsum(np.frombuffer(counts, np.int64), out=new_off[1:])
-                ids = splice(ids, new_ids, new_off)
-                self._add(pieces, new_ids, new_off)
+            ids, rows, m_cps, m_ids = encode(cps, classes(), self._kind, *self._arrays(), *self._ranks())
+            if len(rows):
+                starts, lengths = rows[:, 0].copy(), rows[:, 1].copy()
+                late = np.flatnonzero(rows[:, 3] < 0)
+                late_ids, late_counts = np.zeros(0, np.int64), np.zeros(0, np.int64)
+                if len(late):
+                    joined = m_cps.tobytes().decode("utf-32-le", "surrogatepass")  # the misses' text, end to end
+                    ends = (starts[late] + lengths[late]).tolist()
+                    pieces = list(map(joined.__getitem__, map(slice, starts[late].tolist(), ends)))
+                    flat, counts = self._encode_pieces()(pieces)  # type: ignore[misc]  # the tokenizer called us: alive
+                    late_ids, late_counts = np.array(flat, np.int64), np.array(counts, np.int64)
+                m_ids, m_off = every_miss(rows, m_ids, late_ids, late_counts)
+                if len(late):
+                    ids = splice(ids, m_ids, m_off)
+                self._add(m_cps.astype(np.int32), lengths, m_ids, m_off)
         return ids.tolist()
 
     def _arrays(self) -> tuple:
         return self.keys, self.slots, self.bits, self.p_cps, self.p_off, self.v_ids, self.v_off
 
-    def _add(self, pieces: list[str], ids: np.ndarray, off: np.ndarray) -> None:
-        """Keep new pieces and their ids (ids[off[q]:off[q + 1]] for pieces[q]); a full table starts again."""
-        size = max(sum(map(len, pieces)), len(ids))
-        if len(pieces) > self.MAX_PIECES or size > self.MAX_CODE_POINTS:
+    def _ranks(self) -> tuple:
+        if self._rank_arrays is None:
+            rule = self._merges() if self._merges is not None else None  # the tokenizer's method (weak), then its answer
+            found = rule() if rule is not None else None
+            self._rank_arrays = rank_arrays(*found) if found is not None and found[0] else NO_MERGES
+        return self._rank_arrays
+
+    def _add(self, cps: np.ndarray, lengths: np.ndarray, ids: np.ndarray, off: np.ndarray) -> None:
+        """Keep new pieces (cps, end to end, and their lengths) and their ids (ids[off[q]:off[q + 1]] for piece q);
+        a full table starts again."""
+        size = max(len(cps), len(ids))
+        if len(lengths) > self.MAX_PIECES or size > self.MAX_CODE_POINTS:
             return  # more than the table holds: not kept
-        if len(self) + len(pieces) > self.MAX_PIECES or max(len(self.p_cps), len(self.v_ids)) + size > self.MAX_CODE_POINTS:
+        if len(self) + len(lengths) > self.MAX_PIECES or max(len(self.p_cps), len(self.v_ids)) + size > self.MAX_CODE_POINTS:
             self._clear()
-        cps, p_off = code_points(pieces)
-        self.p_cps = np.concatenate([self.p_cps, cps.astype(np.int32)])
-        self.p_off = np.concatenate([self.p_off, self.p_off[-1] + p_off[1:]])
+        self.p_cps = np.concatenate([self.p_cps, cps])
+        self.p_off = np.concatenate([self.p_off, self.p_off[-1] + np.cumsum(lengths)])
         self.v_ids = np.concatenate([self.v_ids, ids.astype(np.int32)])
         self.v_off = np.concatenate([self.v_off, self.v_off[-1] + off[1:]])
         self.keys, self.slots, self.bits = build_table(self.p_cps, self.p_off)
 
 
+NO_MERGES = (np.zeros(0, np.int64), np.int64(0), np.zeros(0, np.int64))  # new pieces: to Python
+
+
 def warm() -> None:
-    """Compile (or load from numba's cache) the split and the encoder on a tiny text."""
+    """Compile (or load from numba's cache) the split, the encoder and its merge of new pieces on a tiny text."""
     def as_bytes(pieces: list[str]) -> tuple[array, array]:  # each byte its own id
         return array("q", list(b"".join(p.encode() for p in pieces))), array("q", [len(p.encode()) for p in pieces])
 
@@ -306,4 +290,6 @@ def warm() -> None:
     for split in ("gpt4", "gpt2"):  # the kind is a number: one compile serves every split
         table = PieceTable(split, lambda: as_bytes)
         assert bytes(table.encode(text)) == text.encode() == bytes(table.encode(text))
+    merging = PieceTable("gpt4", lambda: as_bytes, lambda: lambda: ({(97, 116): 1, (256, 111): 2}, [0, 256, 257]))
+    assert merging.encode(text)[3:5] == [257, 39] and merging.encode(" gato") == [32, 103, 257]  # "ato" is 257
     split_ends(np.frombuffer(text.encode("utf-32-le"), np.uint32), classes(), KINDS["gpt4"])

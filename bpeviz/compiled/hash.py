@@ -21,7 +21,7 @@ def code_points(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return cps, off
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _mix(h, cp):
     return (h + np.uint64(cp + 1)) * _MULT
 
@@ -31,7 +31,7 @@ def _slot(h, bits):
     return np.int64(h >> np.uint64(64 - bits))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _same(cps, at, other, other_at, length):
     for t in range(length):  # noqa: SIM110  (a loop numba compiles)
         if cps[at + t] != other[other_at + t]:
@@ -59,7 +59,7 @@ def build_table(cps, off):
     return keys, ids, bits
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _find(h, cps, at, length, keys, ids, bits, p_cps, p_off):
     """The piece whose code points are cps[at:at+length] (hash h), or -1."""
     mask = len(ids) - 1

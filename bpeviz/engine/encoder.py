@@ -14,7 +14,7 @@ from . import background, loading
 
 if TYPE_CHECKING:
     from bpeviz.compiled.encode import PieceTable
-    from bpeviz.models.bpe import NewPieces
+    from bpeviz.models.bpe import MergeRule, NewPieces
 
 COMPILED_SPLITS = ("gpt4", "gpt4-hf", "r2l-digits", "gpt2", "gpt2-original")  # compiled/encode.py's KINDS (a test checks)
 LOAD_MIN_CHARS = 1 << 19  # a text this long pays for loading the encoder from numba's cache (~0.2 s)
@@ -23,9 +23,10 @@ LOAD_MIN_CHARS = 1 << 19  # a text this long pays for loading the encoder from n
 class CompiledEncoder:
     """Hands a tokenizer the compiled encoder's table of pieces for a long text, or None (encode in Python)."""
 
-    def piece_table(self, pretokenizer: str, encode_new: NewPieces,
-                    size: int) -> PieceTable | None:
-        """A new table for one tokenizer whose split is `pretokenizer`; encode_new merges pieces the table lacks."""
+    def piece_table(self, pretokenizer: str, encode_new: NewPieces, size: int,
+                    merges: MergeRule | None = None) -> PieceTable | None:
+        """A new table for one tokenizer whose split is `pretokenizer`; new pieces are merged by the kernel when merges
+        gives the tokenizer's merges (their rule is merge_by_rank's), else by encode_new."""
         if pretokenizer not in COMPILED_SPLITS or not loading.numba_installed():
             return None
         if not loading.loaded("encode"):
@@ -36,7 +37,7 @@ class CompiledEncoder:
                 return None
         from bpeviz.compiled.encode import PieceTable
 
-        return PieceTable(pretokenizer, encode_new)
+        return PieceTable(pretokenizer, encode_new, merges)
 
 
 ENCODER = CompiledEncoder()

@@ -28,6 +28,8 @@ from .tiktoken_merge import Proof, tiktoken_merger
 
 # A weak reference to the tokenizer's encoder of new pieces (their ids end to end, and each one's count)
 NewPieces = Callable[[], Callable[[list[str]], tuple[array, array]] | None]
+# A weak reference to what gives a byte-level tokenizer's merges ((left, right) -> rank, rank -> new id), or None
+MergeRule = Callable[[], Callable[[], tuple[dict[Pair, int], list[int]] | None] | None]
 
 
 class PieceTable(Protocol):
@@ -39,8 +41,8 @@ class PieceTable(Protocol):
 class LongTextEncoder(Protocol):
     """What a tokenizer is handed to encode long texts faster (the compiled engine's, engine/encoder.py), or None."""
 
-    def piece_table(self, pretokenizer: str, encode_new: NewPieces,
-                    size: int) -> PieceTable | None: ...
+    def piece_table(self, pretokenizer: str, encode_new: NewPieces, size: int,
+                    merges: MergeRule | None = None) -> PieceTable | None: ...
 
 __all__ = ["LONG_WORD", "NO_RANK", "COLD_TEXT", "Tokenizer", "TokenizerBase", "WordCache", "base_vocab", "best_pair", "build",
            "check_special_tokens", "merge_by_rank", "merge_long", "merge_pair", "tiktoken_merger"]
@@ -232,10 +234,10 @@ class Tokenizer(TokenizerBase):
     def _encode_text(self, text: str) -> list[int]:
         long = len(text) >= COLD_TEXT
         if long:
-            self._start_fast_merge(len(text))
-            compiled = self._compiled_ids(text)
+            compiled = self._compiled_ids(text)  # new pieces merged in the compiled kernel: no tiktoken merger needed
             if compiled is not None:
                 return compiled
+            self._start_fast_merge(len(text))
         if not self._chunkable or long and not self._warm:
             # a fresh tokenizer's first long text: cut into pre-tokens at once, its new ones encoded in one pass
             self._warm = self._warm or long  # chunks are worth caching from the next long text on
@@ -256,10 +258,20 @@ class Tokenizer(TokenizerBase):
             return None
         if self._piece_table is None:
             new = weakref.WeakMethod(self._encode_new)  # the table must not keep its tokenizer alive
-            self._piece_table = self.encoder.piece_table(self.settings.pretokenizer, new, len(text))
+            merges = weakref.WeakMethod(self._merge_rule)
+            self._piece_table = self.encoder.piece_table(self.settings.pretokenizer, new, len(text), merges)
             if self._piece_table is None:
                 return None
         return self._piece_table.encode(text)
+
+    def _merge_rule(self) -> tuple[dict[Pair, int], list[int]] | None:
+        """The merges as merge_ids applies them, for a long-text encoder that merges new pieces itself; None where its
+        pieces' base ids are not their UTF-8 bytes (level chars) or a subclass merges otherwise."""
+        mine = type(self)
+        own = (mine.merge_ids, mine._encode_piece, mine._encode_new)
+        if self.level != "bytes" or own != (Tokenizer.merge_ids, Tokenizer._encode_piece, Tokenizer._encode_new):
+            return None
+        return self._rank_of, self._new_ids
 
     def _encode_new(self, pieces: list[str]) -> tuple[array, array]:
         """Pieces' ids end to end and each one's count (tiktoken's merge where it agrees, else merge_ids).

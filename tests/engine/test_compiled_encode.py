@@ -6,7 +6,7 @@ import threading
 import numpy as np
 import pytest
 import regex
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import bpeviz
@@ -187,3 +187,100 @@ def test_a_million_digits_split_in_one_pass():
     text = "x " + "7" * 1_000_001 + " y 1234"
     for split in SPLITS:
         assert compiled_split(text, split) == bpeviz.split_text(text, split), split
+
+
+# -- new pieces merged inside the kernel (compiled/pieces.py), against merging.merge_by_rank -----------------------
+
+compiled_pieces = pytest.importorskip("bpeviz.compiled.pieces")
+
+
+@st.composite
+def rank_tables(draw):
+    """Random merges over ids 0-5 (each a pair of earlier ids, a pair at most once, in any order of ranks)."""
+    pairs = draw(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), unique=True, max_size=30))
+    ids, rank_of = list(range(6)), {}
+    for a, b in pairs:
+        if a < len(ids) and b < len(ids):
+            rank_of[(a, b)] = len(rank_of) + 1
+            ids.append(len(ids))
+    return rank_of, [0, *range(6, len(ids))]
+
+
+@settings(max_examples=500, deadline=None)
+@given(table=rank_tables(), ids=st.lists(st.integers(0, 5), max_size=80))
+@example(table=({(0, 0): 1}, [0, 6]), ids=[0, 0, 0])  # overlapping: the left pair first
+@example(table=({(1, 2): 1, (0, 1): 2, (6, 1): 3}, [0, 6, 7, 8]), ids=[0, 1, 2, 0, 1, 2, 1])  # every occurrence
+@example(table=({(0, 1): 1, (6, 6): 2, (7, 6): 3}, [0, 6, 7, 8]), ids=[0, 1] * 6)  # new tokens pair up in later rounds
+def test_the_kernel_merges_a_piece_as_merge_by_rank_does(table, ids):
+    from bpeviz.models.merging import merge_by_rank
+
+    rank_of, new_ids = table
+    ranks = {pair: (rank, new_ids[rank]) for pair, rank in rank_of.items()}
+    expected = merge_by_rank(list(ids), rank_of, new_ids, ranks)
+    arrays = compiled_pieces.rank_arrays(rank_of, new_ids) if rank_of else None
+    if arrays is None:
+        assert expected == ids
+        return
+    buf, rk = np.array(ids + [0], np.int64), np.empty(len(ids) + 1, np.int64)
+    n = compiled_pieces.merge_piece(buf, len(ids), *arrays, rk)
+    assert buf[:n].tolist() == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=40))
+def test_the_kernel_writes_utf8_as_python_does(text):
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    buf = np.empty(compiled_pieces.MAX_BYTES, np.int64)
+    n = compiled_pieces.utf8(cps, 0, len(cps), buf)
+    if any(0xD800 <= ord(c) < 0xE000 for c in text):
+        assert n == -1  # Python's error handler decides what a surrogate is: such a piece goes back to Python
+    else:
+        assert bytes(buf[:n].tolist()) == text.encode()
+
+
+def test_new_pieces_of_a_long_text_are_merged_in_the_kernel_not_in_python(english_tok, monkeypatch):
+    """Only pieces the kernel leaves (longer than MAX_BYTES, or with a surrogate) reach the tokenizer's own merge."""
+    compiled, python = both(english_tok)
+    handed: list[str] = []
+    real = tokenizer.Tokenizer._encode_new
+    monkeypatch.setattr(tokenizer.Tokenizer, "_encode_new", lambda tok, pieces: handed.extend(pieces) or real(tok, pieces))
+    text = corpora.corpus_text("portuguese")[:80_000] + corpora.corpus_text("udhr-ru")
+    assert compiled.encode_ordinary(text) == python.encode_ordinary(text)
+    assert handed == [] and compiled._fast_merge is None  # no piece went to Python; no tiktoken merger was made
+    long_word = "pneumo" * 200  # 1 200 bytes, one pre-token
+    mixed = f"{text[:30_000]} {long_word} x\udcffy {text[30_000:]} {long_word}!".encode("utf-8", "surrogateescape")
+    assert compiled.encode_bytes(mixed) == python.encode_bytes(mixed)  # a raw byte 0xff, as a surrogate stand-in
+    assert sorted(handed) == sorted([" " + long_word, "\udcffy"])  # each once; the rest merged in the kernel
+    assert compiled.encode_bytes(mixed) == python.encode_bytes(mixed) and len(handed) == 2  # kept in the table
+
+
+@st.composite
+def byte_merges(draw):
+    """Random merges of the bytes of a-f: each a pair of ids made before it, at most once, in any order a trainer would
+    not take (so a token's bytes may come out of two merges, and tiktoken's rule may differ from merge_ids')."""
+    ids = list(b"abcdef")
+    vocab, merges = {i: bytes([i]) for i in ids}, []
+    for _ in range(draw(st.integers(0, 25))):
+        a, b = draw(st.sampled_from(ids)), draw(st.sampled_from(ids))
+        if any((m.left_id, m.right_id) == (a, b) for m in merges):
+            continue
+        new = 256 + len(merges)
+        vocab[new] = vocab[a] + vocab[b]
+        merges.append(bpeviz.Merge(len(merges) + 1, vocab[a], vocab[b], vocab[new], 0, new, a, b))
+        ids.append(new)
+    return merges
+
+
+@settings(max_examples=150, deadline=None)
+@given(merges=byte_merges(), texts=st.lists(st.text(alphabet="abcdef é", max_size=60), min_size=1, max_size=3))
+def test_any_hand_made_byte_table_encodes_as_in_python(merges, texts):
+    """Tables no trainer makes: the kernel follows merge_ids' rule, as the Python encoder does."""
+    assert engines.warm()
+    hand = bpeviz.Tokenizer(settings=bpeviz.Settings(vocab_size=256 + len(merges), level="bytes", pretokenizer="gpt4"),
+                            alphabet=None, merges=merges, encoder=engines.ENCODER)
+    compiled, python = both(hand)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tokenizer, "COLD_TEXT", 1)
+        for text in texts:
+            assert compiled.encode_ordinary(text) == python.encode_ordinary(text)
+    assert compiled._piece_table is not None or not "".join(texts)

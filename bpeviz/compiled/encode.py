@@ -20,7 +20,7 @@ import regex
 from numba import njit
 
 from .hash import _find, _mix, build_table
-from .pieces import MAX_BYTES, add_miss, every_miss, find_miss, grown, merge_miss, new_misses, rank_arrays, splice
+from .pieces import MAX_BYTES, add_miss, every_miss, find_miss, has_room, make_room, merge_miss, new_misses, rank_arrays, splice
 
 LETTER, NUMBER, SPACE, NEWLINE = 1, 2, 4, 8  # \p{L}, \p{N}, \s, [\r\n]
 # (?i:x) for the contraction letters of '(?i:[sdmt]|ll|ve|re), one bit each
@@ -172,36 +172,43 @@ def encode(cps, cls, kind, keys, slots, bits, p_cps, p_off, v_ids, v_off, r_tabl
     out = np.empty(n // 2 + 16, np.int64)
     m_slots, rows, m_cps, m_ids = new_misses()
     buf, rk = np.empty(MAX_BYTES, np.int64), np.empty(MAX_BYTES, np.int64)  # a new piece's ids, and its pairs' ranks
-    k, nm, q, i, run_end = 0, 0, 0, 0, 0
-    while i < n:
-        j, run_end = piece_end(cps, cls, i, n, kind, run_end)
-        h = np.uint64(0)
-        for t in range(i, j):
-            h = _mix(h, cps[t])
-        p = _find(h, cps, i, j - i, keys, slots, bits, p_cps, p_off)
-        if p >= 0:
-            a, b = v_off[p], v_off[p + 1]
-        else:
-            q = find_miss(h, cps, i, j - i, m_slots, rows, m_cps)
-            if q < 0:  # met first here
-                m_slots, rows, m_cps = add_miss(h, cps, i, j - i, -1 - q, m_slots, rows, m_cps, nm)
-                q, nm = nm, nm + 1
-                m_ids = merge_miss(cps, i, q, rows, m_ids, buf, r_table, r_bits, new_ids, rk)
-            a, b = (rows[q, 2], rows[q, 3]) if rows[q, 3] >= 0 else (0, 1)
-        if k + b - a > len(out):  # (rarely: an array reassigned in the loop costs two atomic counts)
-            out = grown(out, k + b - a)
-        if p >= 0:
-            for t in range(a, b):
-                out[k] = v_ids[t]
+    k, nm, q, i, run_end, need_out, need_cps = 0, 0, 0, 0, 0, 0, 0
+    while i < n:  # (pieces.make_room: arrays grow here, between runs of the inner loop)
+        out, m_slots, rows, m_cps, m_ids = make_room(out, need_out, m_slots, rows, m_cps, need_cps, m_ids, nm)
+        while i < n:
+            before = run_end
+            j, run_end = piece_end(cps, cls, i, n, kind, run_end)
+            h = np.uint64(0)
+            for t in range(i, j):
+                h = _mix(h, cps[t])
+            p = _find(h, cps, i, j - i, keys, slots, bits, p_cps, p_off)
+            if p >= 0:
+                a, b = v_off[p], v_off[p + 1]
+            else:
+                q = find_miss(h, cps, i, j - i, m_slots, rows, m_cps)
+                if q < 0:  # met first here
+                    if not has_room(m_slots, rows, m_cps, m_ids, nm, j - i):
+                        run_end, need_cps = before, j - i
+                        break
+                    add_miss(h, cps, i, j - i, -1 - q, m_slots, rows, m_cps, nm)
+                    q, nm = nm, nm + 1
+                    merge_miss(cps, i, q, rows, m_ids, buf, r_table, r_bits, new_ids, rk)
+                a, b = (rows[q, 2], rows[q, 3]) if rows[q, 3] >= 0 else (0, 1)
+            if k + b - a > len(out):
+                run_end, need_out = before, k + b - a
+                break
+            if p >= 0:
+                for t in range(a, b):
+                    out[k] = v_ids[t]
+                    k += 1
+            elif rows[q, 3] >= 0:
+                for t in range(a, b):
+                    out[k] = m_ids[t]
+                    k += 1
+            else:
+                out[k] = -1 - q
                 k += 1
-        elif rows[q, 3] >= 0:
-            for t in range(a, b):
-                out[k] = m_ids[t]
-                k += 1
-        else:
-            out[k] = -1 - q
-            k += 1
-        i = j
+            i = j
     return out[:k], rows[:nm], m_cps[:rows[nm - 1, 0] + rows[nm - 1, 1] if nm else 0], m_ids
 
 

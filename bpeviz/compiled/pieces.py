@@ -153,19 +153,42 @@ def find_miss(h, cps, i, length, slots, rows, m_cps):
     return -1 - s
 
 
+@njit(cache=True, nogil=True, inline="always")
+def cps_used(rows, nm):
+    """How many of the misses' code points the first nm misses take."""
+    return rows[nm - 1, 0] + rows[nm - 1, 1] if nm else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def ids_used(rows, nm):
+    """How many of the misses' ids the first nm misses take."""
+    return (rows[nm - 1, 3] if rows[nm - 1, 3] >= 0 else rows[nm - 1, 2]) if nm else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def has_room(slots, rows, m_cps, ids, nm, length):
+    """Whether miss number nm, of length code points (and MAX_BYTES ids at most), fits the arrays as they are."""
+    return (nm < len(rows) and cps_used(rows, nm) + length <= len(m_cps) and 2 * (nm + 1) <= len(slots) // 2
+            and ids_used(rows, nm) + MAX_BYTES <= len(ids))
+
+
 @njit(cache=True, nogil=True)
-def add_miss(h, cps, i, length, s, slots, rows, m_cps, nm):
-    """Note a new piece cps[i:i + length] (hash h) as miss number nm in free slot s: its code points copied, its ids
-    left to the caller. Returns the arrays (grown when full)."""
-    start = rows[nm - 1, 0] + rows[nm - 1, 1] if nm else 0
+def make_room(out, need_out, slots, rows, m_cps, need_cps, ids, nm):
+    """The arrays, grown where the next piece may not fit: out to need_out, a row more, need_cps more code points,
+    MAX_BYTES more ids, the hash table rehashed into twice the room once half full.
+
+    The kernels grow their arrays only here, outside their inner loop: an array reassigned in a hot loop costs
+    numba reference counts and reloads at every turn (measured: twice the time of the whole count).
+    """
+    if need_out > len(out):
+        out = grown(out, need_out)
     if nm == len(rows):
         rows = grown(rows, nm + 1)
-    if start + length > len(m_cps):
-        m_cps = grown(m_cps, start + length)
-    m_cps[start:start + length] = cps[i:i + length]
-    rows[nm, 0], rows[nm, 1] = start, length
-    slots[2 * s], slots[2 * s + 1] = h, nm + 1
-    if 2 * (nm + 1) > len(slots) // 2:  # rehash into twice the room
+    if cps_used(rows, nm) + need_cps > len(m_cps):
+        m_cps = grown(m_cps, cps_used(rows, nm) + need_cps)
+    if ids_used(rows, nm) + MAX_BYTES > len(ids):
+        ids = grown(ids, ids_used(rows, nm) + MAX_BYTES)
+    if 2 * (nm + 1) > len(slots) // 2:
         old, slots = slots, np.zeros(2 * len(slots), np.uint64)
         mask = len(slots) // 2 - 1
         for t in range(len(old) // 2):
@@ -174,24 +197,32 @@ def add_miss(h, cps, i, length, s, slots, rows, m_cps, nm):
                 while slots[2 * s + 1]:
                     s = (s + 1) & mask
                 slots[2 * s], slots[2 * s + 1] = old[2 * t], old[2 * t + 1]
-    return slots, rows, m_cps
+    return out, slots, rows, m_cps, ids
+
+
+@njit(cache=True, nogil=True, inline="always")
+def add_miss(h, cps, i, length, s, slots, rows, m_cps, nm):
+    """Note a new piece cps[i:i + length] (hash h) as miss number nm in free slot s (has_room said it fits): its code
+    points copied, its ids to come (merge_miss)."""
+    start = cps_used(rows, nm)
+    for t in range(length):
+        m_cps[start + t] = cps[i + t]
+    rows[nm, 2], rows[nm, 3] = ids_used(rows, nm), -1
+    rows[nm, 0], rows[nm, 1] = start, length
+    slots[2 * s], slots[2 * s + 1] = h, nm + 1
 
 
 @njit(cache=True, nogil=True)
 def merge_miss(cps, i, q, rows, ids, buf, table, bits, new_ids, rk):
     """Merge miss q (met first at i) here if it can be (table: the merges', empty for none): its ids kept after the
-    last miss's."""
-    start = rows[q - 1, 3] if q > 0 and rows[q - 1, 3] >= 0 else rows[q - 1, 2] if q > 0 else 0
+    last miss's (there is room: has_room)."""
     size = utf8(cps, i, i + rows[q, 1], buf) if len(table) else -1
-    rows[q, 2], rows[q, 3] = start, -1
-    if size < 0:
-        return ids
-    size = merge_piece(buf, size, table, bits, new_ids, rk)
-    if start + size > len(ids):
-        ids = grown(ids, start + size)
-    ids[start:start + size] = buf[:size]
-    rows[q, 3] = start + size
-    return ids
+    if size >= 0:
+        size = merge_piece(buf, size, table, bits, new_ids, rk)
+        start = rows[q, 2]
+        for t in range(size):
+            ids[start + t] = buf[t]
+        rows[q, 3] = start + size
 
 
 @njit(cache=True, nogil=True)

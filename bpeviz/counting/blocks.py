@@ -27,29 +27,14 @@ from bpeviz.core.errors import BpevizError
 from bpeviz.pre_tokenizers import splits
 
 from . import cluster
+from .choice import MAX_LOCAL_WORKERS, PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES_COMPILED, count_docs, counter, workers_for
 from .tables import HEADER, CountTable, escape_piece, read_counts, unescape_piece, write_counts
 
-__all__ = ["BLOCK_BYTES", "HEADER", "PARALLEL_MIN_BYTES", "Block", "CountTable", "count_blocks", "count_files",
-           "count_tokens", "escape_piece", "read_blocks", "read_counts", "text_blocks", "unescape_piece", "write_counts"]
+__all__ = ["BLOCK_BYTES", "HEADER", "MAX_LOCAL_WORKERS", "PARALLEL_MIN_BYTES", "PARALLEL_MIN_BYTES_COMPILED", "Block",
+           "CountTable", "count_blocks", "count_docs", "count_files", "count_tokens", "counter", "escape_piece", "read_blocks",
+           "read_counts", "text_blocks", "unescape_piece", "write_counts"]
 
 BLOCK_BYTES = 4 << 20  # read this much at a time; a block holds about as much text
-PARALLEL_MIN_BYTES = 8 << 20  # below this, starting worker processes costs more than it saves
-MAX_LOCAL_WORKERS = cluster.MAX_LOCAL_WORKERS  # local:N starts N processes: no more than the machine's cores
-
-
-def workers_for(workers: int | str | None, n_bytes: int) -> int:
-    """How many processes count n_bytes: "auto" (or None) every core from PARALLEL_MIN_BYTES up, else 1; a number
-    is capped at the machine's cores (more processes than cores only add start-up and memory).
-
-    Example: workers_for("auto", 1_000) -> 1; workers_for(10_000, 1 << 30) -> the cores
-    """
-    if workers is None or workers == "auto":
-        return MAX_LOCAL_WORKERS if n_bytes >= PARALLEL_MIN_BYTES else 1
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be \"auto\" or a whole number of processes, 1 or more, not {str(workers)[:20]!r}.")
-    return min(workers, MAX_LOCAL_WORKERS)
-
-
 def _die_with_parent(parent: int) -> None:
     """In a counting process: end when the process that started it ends (Linux), so none outlives a killed command.
 
@@ -202,9 +187,10 @@ def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1
                 # the cluster hands the same arguments
                 client, blocks, pretokenizer, n, lambda *job: _add_in_order(*job, advance=advance))  # type: ignore[misc]
     counts: Counter[str] = Counter()
+    count = counter(pretokenizer, total_bytes)  # resolved here: forked workers inherit a loaded kernel
     if workers <= 1:
         for block in blocks:
-            counts.update(splits.count_pieces(block.docs, pretokenizer))
+            counts.update(count(block.docs, pretokenizer))
             advance(block)
         return counts
     import multiprocessing
@@ -213,8 +199,7 @@ def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent,
                                initargs=(os.getpid(),))
     try:
-        _add_in_order(counts, blocks, lambda docs: pool.submit(splits.count_pieces, docs, pretokenizer),
-                      2 * workers, advance)
+        _add_in_order(counts, blocks, lambda docs: pool.submit(count, docs, pretokenizer), 2 * workers, advance)
     except BaseException:  # Ctrl-C, a bad block, a stopped run: stop now, not after the blocks in flight
         _stop_now(pool)
         raise
@@ -263,7 +248,7 @@ def count_files(paths: Sequence[str | Path], pretokenizer: str, *, lines: bool =
             raise BpevizError("is_folder", f"{path} is a folder; give a text file")
         sizes.append(p.stat().st_size)
     total = sum(sizes)
-    workers = workers_for(workers, total)
+    workers = workers_for(workers, total, pretokenizer)
     blocks = read_blocks(paths, lines=lines, pretokenizer=pretokenizer, dummy_prefix=dummy_prefix, block_bytes=block_bytes)
     endings = DocumentEnds(pretokenizer, dummy_prefix) if ends else None
     if endings is not None and lines:

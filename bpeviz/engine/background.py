@@ -27,7 +27,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 GROUP_SOURCES = {  # the files whose compiled code each group needs (a change to one means a new compile)
     "bpe": ("compiled/bpe.py", "compiled/heap.py", "compiled/merge.py"),
     "unigram": ("compiled/unigram.py", "compiled/lattice.py", "compiled/hash.py", "engine/unigram_compiled.py"),
-    "encode": ("compiled/encode.py", "compiled/pieces.py", "compiled/hash.py"),
+    "encode": ("compiled/encode.py", "compiled/pieces.py", "compiled/count.py", "compiled/hash.py"),
 }
 GROUPS = tuple(GROUP_SOURCES)
 STALE_SECONDS = 15 * 60  # a lock older than this, or whose process is gone, is taken over

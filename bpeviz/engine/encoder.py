@@ -8,6 +8,8 @@ background (background.py), as training does.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from . import background, loading
@@ -21,23 +23,42 @@ LOAD_MIN_CHARS = 1 << 19  # a text this long pays for loading the encoder from n
 
 
 class CompiledEncoder:
-    """Hands a tokenizer the compiled encoder's table of pieces for a long text, or None (encode in Python)."""
+    """Hands a tokenizer the compiled encoder's table of pieces for a long text, or None (encode in Python); and the
+    compiled count of pre-tokens to the counting of a corpus."""
 
     def piece_table(self, pretokenizer: str, encode_new: NewPieces, size: int,
                     merges: MergeRule | None = None) -> PieceTable | None:
         """A new table for one tokenizer whose split is `pretokenizer`; new pieces are merged by the kernel when merges
         gives the tokenizer's merges (their rule is merge_by_rank's), else by encode_new."""
-        if pretokenizer not in COMPILED_SPLITS or not loading.numba_installed():
+        if not self._ready(pretokenizer, size):
             return None
-        if not loading.loaded("encode"):
-            if size < LOAD_MIN_CHARS:
-                return None
-            if not (background.ready("encode") and loading.load("encode")):
-                background.start("encode")
-                return None
         from bpeviz.compiled.encode import PieceTable
 
         return PieceTable(pretokenizer, encode_new, merges)
+
+    def counter(self, pretokenizer: str, size: int) -> Callable[[Sequence[str], str], Counter[str]] | None:
+        """splits.count_pieces compiled (the same table, order included) for size characters cut by pretokenizer, or
+        None: count in Python."""
+        if not self._ready(pretokenizer, size):
+            return None
+        from bpeviz.compiled.count import count_pieces
+
+        return count_pieces
+
+    @staticmethod
+    def _ready(pretokenizer: str, size: int) -> bool:
+        """Whether the "encode" group serves this split now: loaded, or loaded here from numba's cache for a text long
+        enough to pay for it; otherwise a long text starts its compile in the background."""
+        if pretokenizer not in COMPILED_SPLITS or not loading.numba_installed():
+            return False
+        if loading.loaded("encode"):
+            return True
+        if size < LOAD_MIN_CHARS:
+            return False
+        if background.ready("encode") and loading.load("encode"):
+            return True
+        background.start("encode")
+        return False
 
 
 ENCODER = CompiledEncoder()

@@ -32,9 +32,10 @@ def _unigram() -> None:
 
 
 def _encode() -> None:
-    from bpeviz.compiled import encode
+    from bpeviz.compiled import count, encode
 
     encode.warm()
+    count.warm()
 
 
 LOADERS: dict[str, Callable[[], None]] = {"bpe": _bpe, "unigram": _unigram, "encode": _encode}

@@ -40,8 +40,9 @@ def corpus_documents(corpus: Corpus, level: str) -> list[str]:
 def corpus_words(docs: Sequence[str], settings: Settings, workers: int | str = 1) -> Counter[str]:
     """Distinct pre-tokens of the documents with their counts, as training with these settings sees them.
 
-    A big corpus (PARALLEL_MIN_BYTES or more) is counted in forked processes: "auto" every core, a number as many
-    (at most the cores); the table is the same, order included. Only a single-threaded process forks (a fork copies
+    A big corpus (PARALLEL_MIN_BYTES or more; PARALLEL_MIN_BYTES_COMPILED where the compiled counter serves) is counted
+    in forked processes: "auto" every core, a number as many (at most the cores); the table is the same, order
+    included. Only a single-threaded process forks (a fork copies
     other threads' locks mid-use; spawn would re-run the caller's script): a server, or a notebook, counts here.
     """
     if splits.reads_meta_as_space(settings):  # SentencePiece reads a ▁ as the space it writes ▁
@@ -52,11 +53,11 @@ def corpus_words(docs: Sequence[str], settings: Settings, workers: int | str = 1
         return Counter(piece for doc in docs for piece in split_as_hf(doc, partial(splits.split_text,
                                                                                      pretokenizer=settings.pretokenizer)))
     size = sum(map(len, docs))
-    n = blocks.workers_for(workers, size)
+    n = blocks.workers_for(workers, size, settings.pretokenizer)
     if n > 1 and can_fork() and size >= blocks.PARALLEL_MIN_BYTES:
         parts = blocks.text_blocks(docs, settings.pretokenizer)
-        return blocks.count_blocks(parts, settings.pretokenizer, workers=n)
-    return splits.count_pieces(docs, settings.pretokenizer)
+        return blocks.count_blocks(parts, settings.pretokenizer, workers=n, total_bytes=size)
+    return blocks.count_docs(docs, settings.pretokenizer)
 
 
 def can_fork() -> bool:

@@ -232,7 +232,7 @@ def _slow_count(docs, pretokenizer="gpt2"):  # a worker's block that takes long;
 @pytest.mark.skipif(sys.platform == "win32", reason="forks")
 def test_an_interrupted_count_ends_its_workers_mid_block(tmp_path, monkeypatch):
     """Ctrl-C while blocks are in flight stops the count then, not after the blocks (the CI machine waited > 60 s)."""
-    monkeypatch.setattr(pretokenize, "count_pieces", _slow_count)  # a forked worker inherits it
+    monkeypatch.setattr(counting, "counter", lambda pretokenizer, size: _slow_count)  # a forked worker inherits it
     marks = [tmp_path / f"block{k}" for k in range(3)]
 
     def blocks():
@@ -242,3 +242,42 @@ def test_an_interrupted_count_ends_its_workers_mid_block(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         counting.count_blocks(blocks(), "gpt2", workers=2)
     assert not [mark.name for mark in marks if mark.exists()]  # no block ran to its end after the interrupt
+
+
+# -- the compiled counter (compiled/count.py) against splits.count_pieces, order included --------------------------
+
+compiled_count = pytest.importorskip("bpeviz.compiled.count", reason="the compiled counter needs numba")
+COMPILED_SPLITS = ["gpt4", "gpt4-hf", "r2l-digits", "gpt2", "gpt2-original"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(docs=st.lists(st.lists(st.sampled_from(PIECES + ["'S", "ſ", "12345", "\udcff"]), max_size=30).map("".join)
+                     | st.text(max_size=40), max_size=6),
+       split=st.sampled_from(COMPILED_SPLITS), batch=st.sampled_from([1, 7, 1 << 22]))
+def test_the_compiled_counter_counts_as_python_in_the_same_order(docs, split, batch):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(compiled_count, "BATCH_CHARS", batch)  # documents across batches: first occurrences kept in order
+        got = compiled_count.count_pieces(docs, split)
+    assert list(got.items()) == list(pretokenize.count_pieces(docs, split).items())
+
+
+@pytest.mark.parametrize("split", COMPILED_SPLITS)
+def test_the_compiled_counter_counts_every_shipped_text_as_python(split):
+    docs = [line for name in corpora.CORPORA for line in corpora.corpus_text(name).splitlines()] + ["x " + "7" * 100_001]
+    assert list(compiled_count.count_pieces(docs, split).items()) == list(pretokenize.count_pieces(docs, split).items())
+
+
+def test_a_big_count_uses_the_compiled_counter_where_it_serves_the_split(tmp_path, monkeypatch):
+    assert bpeviz.engine.warm()
+    used = []
+    real = compiled_count.count_pieces
+    monkeypatch.setattr(compiled_count, "count_pieces", lambda docs, split: used.append(split) or real(docs, split))
+    path = tmp_path / "big.txt"
+    path.write_text("\n".join(corpora.corpus_text(name) for name in corpora.CORPORA), encoding="utf-8")
+    table = counting.count_files([path], "gpt4", workers=1)
+    assert used and set(used) == {"gpt4"}
+    with path.open(encoding="utf-8") as f:
+        assert list(table.counts.items()) == list(pretokenize.count_pieces([f.read()], "gpt4").items())
+    used.clear()
+    counting.count_files([path], "o200k", workers=1)  # a split the kernel does not write out: Python counts
+    assert used == []

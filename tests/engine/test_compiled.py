@@ -203,7 +203,9 @@ from bpeviz.trainers import training
 calls = []
 real = counting.count_blocks
 counting.count_blocks = lambda *a, **k: calls.append(k["workers"]) or real(*a, **k)
-counting.PARALLEL_MIN_BYTES = 10_000  # a small corpus takes the parallel path here
+from bpeviz.counting import choice
+# a small corpus takes the parallel path here
+counting.PARALLEL_MIN_BYTES = choice.PARALLEL_MIN_BYTES = choice.PARALLEL_MIN_BYTES_COMPILED = 10_000
 text = corpora.corpus_text("english")
 one = training.train(text, vocab_size=900, level="bytes", pretokenizer="gpt4", record_top=3, workers=1)
 two = training.train(text, vocab_size=900, level="bytes", pretokenizer="gpt4", record_top=3, workers=2)

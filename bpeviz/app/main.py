@@ -35,7 +35,6 @@ def run() -> None:
     """Draw the app once: configuration, navigation, sidebar, the chosen page, then what the URL and the class keep."""
     st.set_page_config(page_title="bpeviz: how BPE tokenizers learn", page_icon=str(style.ASSETS / "icon.png"), layout="wide")
     state.init()
-    runs.warm_up()
     style.apply()
     pages = [st.Page(PAGES / file, title=t(title), icon=icon, **({"url_path": url} if url else {"default": True}))
              for file, title, icon, url in PAGE_LIST]
@@ -53,5 +52,6 @@ def run() -> None:
         page.run()
     finally:  # a page that stopped early (st.stop, an error shown) still keeps what was chosen on it
         state.keep()
+        runs.warm_up()  # once per server, after the first page is drawn: its imports and reads do not slow that page
     state.sync_url()
     live.publish(page.url_path)

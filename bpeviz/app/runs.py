@@ -27,6 +27,7 @@ from bpeviz.models.base import TokenizerBase
 from bpeviz.pretrained.encodings import ENCODINGS, reference
 from bpeviz.trainers.bpe import corpus_words
 
+from . import inspecting
 from .budget import Budget
 from .i18n import error_text, t
 from .sidebar import Lesson
@@ -203,29 +204,37 @@ def mix_run(weights: tuple[tuple[str, int], ...], vocab_size: int, progress: Cal
 @st.cache_resource(show_spinner=False)
 def warm_up() -> threading.Thread:
     """Once per server, in the background: the chart library, the real tokenizers, the Who pays? page's default mix,
-    the compiled engine.
+    the compiled engine, the Inspect page's default sections.
 
     A teacher's first visit to Who pays? took 5-7 s (five tokenizers read, 26 languages trained); after
     this, the page finds them ready. Until the compiled engine is loaded (from numba's cache; a
     background process fills it once) runs use the Python one. Errors are left for the page to show.
     """
-    store = mix_runs()
-    default = tuple(sorted(mix.PRESETS[str(DEFAULTS["mix"])].items()))
-
-    def work() -> None:
-        import altair  # noqa: F401  # every page but the first draws charts: imported here, not in a visitor's run
-
-        for name in ENCODINGS:
-            with contextlib.suppress(Exception):  # a missing package is the page's to report, not the warm-up's
-                reference(name)
-        mix_run(default, int(DEFAULTS["mix_vocab"]), store=store)
-        with contextlib.suppress(Exception):  # without numba the Python engine serves
-            engines.start_background()  # compile what numba's cache lacks, in another process, once
-            engines.load_ready()
-
-    thread = threading.Thread(target=work, name=WARM_UP_THREAD, daemon=True)
+    thread = threading.Thread(target=warm_up_work, args=(mix_runs(),), name=WARM_UP_THREAD, daemon=True)
     thread.start()
     return thread
+
+
+def warm_up_work(store: Kept) -> None:
+    """What warm_up's thread does. Inspect's defaults (about 8 s of a core) only on a server: AppTest, which has none,
+    runs the pages of the quick tests, and their processes need not pay for a page most of them never open."""
+    import altair  # noqa: F401  # every page but the first draws charts: imported here, not in a visitor's run
+
+    for name in ENCODINGS:
+        with contextlib.suppress(Exception):  # a missing package is the page's to report, not the warm-up's
+            reference(name)
+    mix_run(tuple(sorted(mix.PRESETS[str(DEFAULTS["mix"])].items())), int(DEFAULTS["mix_vocab"]), store=store)
+    with contextlib.suppress(Exception):  # without numba the Python engine serves
+        engines.start_background()  # compile what numba's cache lacks, in another process, once
+        engines.load_ready()
+    if on_a_server():
+        with contextlib.suppress(Exception):
+            inspecting.warm(mix_run)
+
+
+def on_a_server() -> bool:
+    """Whether a Streamlit server runs this process (AppTest puts a mock of its Runtime in place of one)."""
+    return runtime.exists() and type(runtime.get_instance()) is runtime.Runtime
 
 
 @st.cache_resource(max_entries=2, ttl=900, show_spinner=False)

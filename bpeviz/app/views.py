@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import streamlit as st
 
 import bpeviz
@@ -16,8 +15,9 @@ from bpeviz.pretrained.encodings import ENCODINGS
 
 from .i18n import lang, t
 
-if TYPE_CHECKING:  # altair is imported where a chart is drawn: the first page draws none (1.2 s less to show it)
-    import altair as alt
+if TYPE_CHECKING:  # altair and pandas are imported where a chart or a table is drawn: the first page draws none
+    import altair as alt  # (1.2 s and 0.3 s less before it shows)
+    import pandas as pd
 
 
 def token_info(token_id: int, token: str | bytes, tok=None, reference_name: str | None = None) -> str:
@@ -142,6 +142,8 @@ def table(frame: pd.DataFrame, *, height: int | None = None, highlight: Callable
     cells as Markdown, so every text cell and heading is escaped there (a token may be "[x](y)").
     highlight: rows for which it is true get a yellow background. classroom_columns: the columns a projector shows.
     """
+    import pandas as pd
+
     big = bool(st.session_state.get("classroom"))
     if big:
         frame = frame[classroom_columns] if classroom_columns else frame
@@ -212,6 +214,8 @@ def compare(text: str, tok: bpeviz.Tokenizer | None, *, label: str | None = None
               tok=getattr(reference(name), "tokenizer", None))  # a SentencePiece model flags its byte-fallback pieces
         rows.append((encoding.label, len(pieces)))
     if show_table and text:
+        import pandas as pd
+
         words = metrics.count_words(text)
         n_bytes = len(to_bytes(text))
         table(pd.DataFrame({

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 
-import pandas as pd
 import streamlit as st
 
 from bpeviz.core.errors import BpevizError
@@ -100,6 +99,8 @@ def tally_chart(vote: Vote) -> None:
     """The votes per option once revealed, right ones marked; with a second round, both rounds side by side."""
     rounds = [(t("live_round", n=1), vote.first_tally()), (t("live_round", n=2), vote.tally())] if vote.first is not None \
         else [("", vote.tally())]
+    import pandas as pd  # here, as altair below
+
     table = pd.DataFrame([{"option": ("✓ " if o in vote.right else "") + o, "votes": n, "round": name}
                           for name, tally in rounds for o, n in tally.items()])
     import altair as alt  # here: a page without a vote never loads it

@@ -1,11 +1,12 @@
 """Encoding a long text in numba (the `fast` extra): GPT-4's or GPT-2's split and a table of the pieces met so far.
 
-The Python encoder (tokenizer.py) stays the reference; this one gives the same ids
-(tests/test_compiled_encode.py). It reads the text as code points once, cuts pre-tokens by the
+The Python encoder (models/bpe.py) stays the reference; this one gives the same ids
+(tests/engine/test_compiled_encode.py). It reads the text as code points once, cuts pre-tokens by the
 preset's pattern (KINDS) written out as a loop over character classes that `regex` itself gives,
-and looks each piece up in an open-addressing table of code point hashes (compiled_hash.py), so a
-warm text makes no Python object per piece. New pieces go back to Python, are merged there (by
-tiktoken when that provably agrees), spliced in where the first pass left a mark, and kept.
+and looks each piece up in an open-addressing table of code point hashes (hash.py), so a
+warm text makes no Python object per piece. New pieces are merged in the kernel by the tokenizer's ranks
+(pieces.py); the few it cannot merge go back to Python, are merged there, spliced in where the first pass left
+a mark. The table keeps them all for the next text.
 """
 
 from __future__ import annotations

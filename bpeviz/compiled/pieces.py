@@ -1,10 +1,12 @@
-"""A new piece's bytes merged by rank in numba: models/merging.py's merge_by_rank, for the compiled encoder.
+"""New pieces in numba: a text's own table of the pieces the kernels meet, and their bytes merged by rank.
 
-The encoder meets a piece it has not seen (compiled/encode.py); instead of handing it back to Python, it writes
-the piece's UTF-8 bytes (the byte-level tokenizer's base ids) and merges them here: each round the adjacent pair
-of lowest rank, every occurrence left to right, until no pair has a rank. That is merge_ids' own rule, so no
-proof is needed (tiktoken's merge is used in Python only where it provably agrees). A piece longer than
-MAX_BYTES, or one with a surrogate (Python's errors decide what it means), goes back to Python as before.
+The encoder (compiled/encode.py) and the counter (compiled/count.py) note each piece they have not seen in a table of
+the text's misses: its code points copied once, found again by hash and compared code point by code point. The
+encoder then writes the piece's UTF-8 bytes (a byte-level tokenizer's base ids) and merges them here, as
+models/merging.py's merge_by_rank does: each round the adjacent pair of lowest rank, every occurrence left to right,
+until no pair has a rank. That is merge_ids' own rule, so no proof is needed (tiktoken's merge is used in Python
+only where it provably agrees). A piece longer than MAX_BYTES, or one with a surrogate (Python's error handler
+decides what it means), goes back to Python.
 """
 
 from __future__ import annotations

@@ -97,12 +97,26 @@ def _open(builder: str, module: str = "open_models"):
         raise MissingDataError(str(exc)) from exc
 
 
-@cache
 def reference(name: str):  # -> tiktoken.Encoding or an object with the same encode / decode methods
     """The real tokenizer called name, built from shipped files; cached, shared read-only.
 
+    Built once even when several threads ask at once (visitors' pages and the app's warm-up): the others wait for it.
     Example: reference("cl100k_base").encode("hello world") -> [15339, 1917]
     """
     if name not in ENCODINGS:
         raise ValueError(f"Unknown encoding {name!r}; choose one of {', '.join(ENCODINGS)}.")
+    with _build_locks[name]:
+        return _built(name)
+
+
+@cache
+def _built(name: str):
     return ENCODINGS[name].build()
+
+
+_build_locks = {name: threading.Lock() for name in ENCODINGS}
+
+
+def clear_cache() -> None:
+    """Forget every built tokenizer (tests that build them again)."""
+    _built.cache_clear()

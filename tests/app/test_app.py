@@ -576,6 +576,26 @@ def test_the_who_pays_default_is_warmed_in_the_background_before_a_visit():
     assert any(m.value for m in at.subheader)  # the page drew its charts from the warmed run
 
 
+@pytest.mark.slow  # the whole warm-up, as a server runs it (about 15 s of a core)
+def test_a_server_s_warm_up_computes_inspect_s_defaults_so_a_visit_computes_neither():
+    """Issue 45.9: Inspect's first visit took 8 s (cl100k_base's junk table, its mix, the known mix read back)."""
+    from bpeviz.app import runs
+    from bpeviz.lessons import inspect as inspect_lesson
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("computed in the visit, not warmed")
+
+    assert not runs.on_a_server()  # AppTest: the warm-up leaves Inspect alone
+    with mock.patch.object(runs, "on_a_server", lambda: True):  # as on a server
+        runs.warm_up_work(runs.mix_runs())
+    at = new_app().run()
+    with mock.patch.object(inspect_lesson, "infer_mixture", not_again), \
+            mock.patch.object(inspect_lesson, "unreachable", not_again):
+        at.switch_page("bpeviz/app/pages/inspect.py").run(timeout=120)
+    assert_clean(at)
+    assert len(at.metric) >= 3 and at.get("vega_lite_chart")  # the junk's numbers and the mix's chart, from the caches
+
+
 def test_an_upload_box_without_a_file_says_its_cap_and_the_command_line_in_the_main_area():
     """Issue 27.6: a file over the cap shows only a red "!" on its chip; the main area said "Choose a corpus..."."""
     at = new_app(source="upload").run()

@@ -78,12 +78,12 @@ def test_the_engine_is_pure_and_light():
     assert "'streamlit'" not in widgets
 
 
-def test_the_app_s_first_page_loads_no_chart_library():
-    """altair (with jsonschema) takes 1.2 s to import on the 2-core VM; the app imports it where a chart is drawn,
-    so the first visit, to Train, does not pay for it (issue 45, item 9: bench/first_visits.py)."""
+def test_the_app_s_first_page_loads_no_chart_or_table_library():
+    """altair (with jsonschema) takes 1.2 s to import on the 2-core VM, pandas 0.3 s; the app imports them where a chart
+    or a table is drawn, so the first visit, to Train, does not pay for them (issue 45, item 9: bench/first_visits.py)."""
     code = "import sys, bpeviz.app.main, bpeviz.app.player, bpeviz.app.votes; print(sorted(sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
-    assert "'bpeviz.app.views'" in loaded and "'altair'" not in loaded
+    assert "'bpeviz.app.views'" in loaded and "'altair'" not in loaded and "'pandas'" not in loaded
 
 
 def test_every_folder_says_what_its_stage_does_and_stages_import_only_downwards():

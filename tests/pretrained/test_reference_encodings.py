@@ -13,7 +13,7 @@ from bpeviz.pretrained import encodings as reference_encodings
 
 
 def test_all_three_load_with_the_network_blocked(no_network):
-    reference_encodings.reference.cache_clear()
+    reference_encodings.clear_cache()
     assert bpeviz.reference("cl100k_base").encode("hello world") == [15339, 1917]
     assert bpeviz.reference("gpt2").encode("hello world") == [31373, 995]
     assert bpeviz.reference("o200k_base").encode("hello world") == [24912, 2375]
@@ -75,7 +75,7 @@ def test_building_an_encoding_does_not_answer_another_threads_tiktoken_reads(tmp
 
     path = tmp_path / "mine.tiktoken"
     path.write_bytes(b"YQ== 0\nYg== 1\n")
-    reference_encodings.reference.cache_clear()
+    reference_encodings.clear_cache()
     build = threading.Thread(target=bpeviz.reference, args=("o200k_base",))  # reads and parses 200 000 ranks
     build.start()
     reads = 0

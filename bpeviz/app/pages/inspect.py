@@ -12,16 +12,14 @@ import streamlit as st
 import bpeviz
 from bpeviz.app import inspecting, runs, sidebar, state, views
 from bpeviz.app.i18n import bound, error_text, num, t
-from bpeviz.core.records import to_bytes
-from bpeviz.lessons import inspect, mix, published, render, sources
+from bpeviz.lessons import published, render, sources
 from bpeviz.pretrained.encodings import ENCODINGS
 
 CHOICES = state.INSPECTED  # the lesson's own tokenizer, then the real ones (kept in the address as itok=)
 LESSON, REAL = CHOICES[0], CHOICES[1:]
 EXTRA, CATEGORIES, DEFAULT_CATEGORIES = inspecting.EXTRA, inspecting.CATEGORIES, list(inspecting.DEFAULT_CATEGORIES)
 MERGE_CHOICES = (500, 1000, 2000, 4000)
-KNOWN_MIXES = {"en 1 : pt 1": {"en": 1, "pt": 1}, "en 3 : pt 1": {"en": 3, "pt": 1},
-               "en 1 : ru 2 : fr 1": {"en": 1, "ru": 2, "fr": 1}}
+KNOWN_MIXES = inspecting.KNOWN_MIXES
 NUMBERS = 10_000  # the number lab draws 0 .. 9 999
 
 
@@ -30,7 +28,8 @@ def category_label(code: str, language: str | None = None) -> str:
 
 
 def chosen_tokenizer() -> tuple[str, object] | None:
-    name = st.radio(t("inspect_which"), CHOICES, horizontal=True, **state.bind("inspect_tok", "cl100k_base", CHOICES),
+    name = st.radio(t("inspect_which"), CHOICES, horizontal=True,
+                    **state.bind("inspect_tok", inspecting.DEFAULT_TOKENIZER, CHOICES),
                     format_func=bound(lambda k, lg: t("inspect_lesson", lg) if k == LESSON else ENCODINGS[k].label))
     if name != LESSON:
         return name, views.reference(name)
@@ -44,17 +43,6 @@ def chosen_tokenizer() -> tuple[str, object] | None:
             st.button(t("inspect_use_bytes"), key="inspect_use_bytes", on_click=sidebar.use_bytes, args=("why_inspect_bytes",))
         return None
     return f"lesson-{sources.digest(lesson.source)}-{hash(lesson.settings)}", tok
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def known_answer(name: str) -> pd.DataFrame:
-    weights = KNOWN_MIXES[name]
-    run = runs.mix_run(tuple(sorted(weights.items())), 4096)
-    samples = {lang: "\n".join(mix.training_documents(lang)) for lang in weights}
-    sizes = {lang: len(to_bytes(samples[lang])) * w for lang, w in weights.items()}
-    found = inspect.infer_mixture(run.tok, samples, n_merges=4096, progress=runs.budget().watch())
-    return pd.DataFrame({"lang": list(weights), "truth": [sizes[g] / sum(sizes.values()) for g in weights],
-                         "inferred": [found[g] for g in weights]})
 
 
 def weights_chart(weights: dict[str, float]) -> None:
@@ -72,7 +60,7 @@ def mixture_section(key: str, tok: object) -> None:
     st.caption(t("inspect_mix_caption"))
     picked = st.multiselect(t("inspect_categories"), list(CATEGORIES), format_func=bound(category_label),
                             **state.bind("inspect_cats", DEFAULT_CATEGORIES, list(CATEGORIES)))
-    n = st.select_slider(t("inspect_merges"), MERGE_CHOICES, **state.bind("inspect_n", 2000, MERGE_CHOICES),
+    n = st.select_slider(t("inspect_merges"), MERGE_CHOICES, **state.bind("inspect_n", inspecting.DEFAULT_MERGES, MERGE_CHOICES),
                          format_func=bound(lambda v, lg: num(v, ",", lg)))
     if len(picked) < 2:
         st.info(t("inspect_pick_two"))
@@ -87,8 +75,8 @@ def mixture_section(key: str, tok: object) -> None:
     st.caption(t("inspect_lp", status=t(f"inspect_lp_{outcome}"), used=used, n=int(n)))
     with st.expander(t("inspect_known_title")):
         which = st.radio(t("inspect_known_mix"), list(KNOWN_MIXES), horizontal=True,
-                         **state.bind("inspect_known", "en 3 : pt 1", list(KNOWN_MIXES)))
-        table = known_answer(which)
+                         **state.bind("inspect_known", inspecting.DEFAULT_KNOWN, list(KNOWN_MIXES)))
+        table = inspecting.known_answer(which, runs.mix_run, runs.budget().watch())
         views.table(pd.DataFrame({t("col_language"): [t(f"udhr_{g}") for g in table.lang],
                                    t("inspect_truth"): [num(v, ".1%") for v in table.truth],
                                    t("inspect_inferred"): [num(v, ".1%") for v in table.inferred]}))

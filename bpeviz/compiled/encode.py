@@ -20,6 +20,7 @@ import numpy as np
 import regex
 from numba import njit
 
+from . import pieces
 from .hash import _find, _mix, build_table
 from .pieces import MAX_BYTES, add_miss, every_miss, find_miss, has_room, make_room, merge_miss, new_misses, rank_arrays, splice
 
@@ -210,7 +211,7 @@ def encode(cps, cls, kind, keys, slots, bits, p_cps, p_off, v_ids, v_off, r_tabl
                 out[k] = -1 - q
                 k += 1
             i = j
-    return out[:k], rows[:nm], m_cps[:rows[nm - 1, 0] + rows[nm - 1, 1] if nm else 0], m_ids
+    return out[:k], rows[:nm], m_cps[:pieces.cps_used(rows, nm)], m_ids
 
 
 class PieceTable:

@@ -27,11 +27,11 @@ from bpeviz.core.errors import BpevizError
 from bpeviz.pre_tokenizers import splits
 
 from . import cluster
-from .choice import MAX_LOCAL_WORKERS, PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES_COMPILED, count_docs, counter, workers_for
+from .choice import MAX_LOCAL_WORKERS, PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES_COMPILED, counter, workers_for
 from .tables import HEADER, CountTable, escape_piece, read_counts, unescape_piece, write_counts
 
 __all__ = ["BLOCK_BYTES", "HEADER", "MAX_LOCAL_WORKERS", "PARALLEL_MIN_BYTES", "PARALLEL_MIN_BYTES_COMPILED", "Block",
-           "CountTable", "count_blocks", "count_docs", "count_files", "count_tokens", "counter", "escape_piece", "read_blocks",
+           "CountTable", "count_blocks", "count_files", "count_tokens", "counter", "escape_piece", "read_blocks",
            "read_counts", "text_blocks", "unescape_piece", "write_counts"]
 
 BLOCK_BYTES = 4 << 20  # read this much at a time; a block holds about as much text

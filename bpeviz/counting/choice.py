@@ -9,7 +9,7 @@ from bpeviz.pre_tokenizers import splits
 
 from . import cluster
 
-__all__ = ["MAX_LOCAL_WORKERS", "PARALLEL_MIN_BYTES", "PARALLEL_MIN_BYTES_COMPILED", "count_docs", "counter", "workers_for"]
+__all__ = ["MAX_LOCAL_WORKERS", "PARALLEL_MIN_BYTES", "PARALLEL_MIN_BYTES_COMPILED", "counter", "workers_for"]
 
 PARALLEL_MIN_BYTES = 8 << 20  # below this, starting worker processes costs more than it saves
 # the same where the compiled counter serves the split: one process counts about three times as fast, and reading the
@@ -42,8 +42,3 @@ def counter(pretokenizer: str, size: int) -> Callable[[Sequence[str], str], Coun
     from bpeviz.engine.encoder import ENCODER
 
     return ENCODER.counter(pretokenizer, size) or splits.count_pieces
-
-
-def count_docs(docs: Sequence[str], pretokenizer: str) -> Counter[str]:
-    """splits.count_pieces(docs, pretokenizer), by the compiled counter when it serves."""
-    return counter(pretokenizer, sum(map(len, docs)))(docs, pretokenizer)

@@ -57,7 +57,7 @@ def corpus_words(docs: Sequence[str], settings: Settings, workers: int | str = 1
     if n > 1 and can_fork() and size >= blocks.PARALLEL_MIN_BYTES:
         parts = blocks.text_blocks(docs, settings.pretokenizer)
         return blocks.count_blocks(parts, settings.pretokenizer, workers=n, total_bytes=size)
-    return blocks.count_docs(docs, settings.pretokenizer)
+    return blocks.counter(settings.pretokenizer, size)(docs, settings.pretokenizer)
 
 
 def can_fork() -> bool:

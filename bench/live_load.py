@@ -1,6 +1,7 @@
 """Load: one teacher and N students in a live class on one local server, each student in a browser context of its own.
 
     python bench/live_load.py [--students 40] [--steps 5] [--protocol]
+    python bench/live_load.py --students 40 --protocol --classes 2 --attackers 2   # the second class under attack
 
 --protocol makes the students lighter clients that speak Streamlit's websocket protocol (bench/protocol_student.py)
 instead of browsers, so that forty students' renderers do not share the server's two cores.
@@ -8,7 +9,8 @@ instead of browsers, so that forty students' renderers do not share the server's
 Prints: how long a teacher's step takes to reach every student (median and 90th percentile over students and
 steps), whether every vote was counted exactly once, the teacher's own step latency with no class and with the
 class, and the server's memory before, during and after the class. Starts `streamlit run app.py` on a free
-loopback port and stops it at the end; every wait is bounded.
+loopback port and stops it at the end; every wait is bounded. With --attackers N (and --protocol), the last class
+runs while N other visitors attack: whitespace files as big as the app takes, and a training too heavy for the budget.
 """
 
 from __future__ import annotations
@@ -114,7 +116,16 @@ async def protocol_class(teacher, url: str, code: str, students: int, steps: int
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def run(url: str, pid: int, students: int, steps: int, protocol: bool = False, classes: int = 1) -> dict:
+async def attackers_during(browser, url: str, attackers: int, coroutine) -> list[str]:
+    """Run the class coroutine while `attackers` visitors attack; returns what the attackers were shown."""
+    hostile = [load.whitespace_uploads(browser, url, k) if k % 2 == 0 else load.heavy_training(browser, url)
+               for k in range(attackers)]
+    found = await asyncio.gather(coroutine, *hostile)
+    return [m for seen in found[1:] for m in seen]
+
+
+async def run(url: str, pid: int, students: int, steps: int, protocol: bool = False, classes: int = 1,
+              attackers: int = 0) -> dict:
     from playwright.async_api import async_playwright
 
     out: dict = {"memory": {}}
@@ -129,7 +140,13 @@ async def run(url: str, pid: int, students: int, steps: int, protocol: bool = Fa
         if protocol:
             for k in range(classes):  # a second class shows whether memory grows class after class
                 code = await open_room(teacher)
-                await protocol_class(teacher, url, code, students, steps, out, pid, first=1 + k * steps)
+                before = len(out.get("delays", []))
+                one_class = protocol_class(teacher, url, code, students, steps, out, pid, first=1 + k * steps)
+                if attackers and k == classes - 1:
+                    out["attacks"] = await attackers_during(browser, url, attackers, one_class)
+                else:
+                    await one_class
+                out.setdefault("per_class", []).append(out["delays"][before:])
                 await teacher.get_by_role("button", name="End the class").click()
                 await asyncio.sleep(SETTLE_SECONDS)
                 out["memory"].setdefault("after", []).append(await asyncio.to_thread(load.settled_rss_mb, pid))
@@ -168,10 +185,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--protocol", action="store_true", help="students as websocket clients, not browsers")
     parser.add_argument("--classes", type=int, default=1, help="with --protocol: classes one after another")
+    parser.add_argument("--attackers", type=int, default=0, help="with --protocol: visitors who attack during the last class")
     args = parser.parse_args()
     proc, url = load.start_server()
     try:
-        result = load.in_thread(run(url, proc.pid, args.students, args.steps, args.protocol, args.classes))
+        result = load.in_thread(run(url, proc.pid, args.students, args.steps, args.protocol, args.classes, args.attackers))
     finally:
         proc.terminate()
         proc.wait(timeout=15)
@@ -179,6 +197,12 @@ def main() -> None:
     alone, with_class = statistics.median(result["alone"]), statistics.median(result["with_class"])
     print(f"{args.students} students, {args.steps} steps: a step reached every student in {statistics.median(delays):.2f} s "
           f"at the median, {delays[int(len(delays) * 0.9)]:.2f} s at the 90th percentile, {delays[-1]:.2f} s at most")
+    for k, class_delays in enumerate(result.get("per_class", [])):
+        attacked = " (under attack)" if args.attackers and k == len(result["per_class"]) - 1 else ""
+        print(f"class {k + 1}{attacked}: median {statistics.median(class_delays):.2f} s, 90th percentile "
+              f"{load.quantile(class_delays, 0.9):.2f} s, at most {max(class_delays):.2f} s")
+    if result.get("attacks"):
+        print(f"attackers were shown: {', '.join(result['attacks'])}")
     print(f"votes: {result['votes_counted']} of {args.students} counted, each once")
     print(f"teacher's Next: {alone * 1000:.0f} ms with no class, {with_class * 1000:.0f} ms with the class "
           f"({with_class / alone:.2f}x)")

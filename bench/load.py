@@ -3,6 +3,7 @@
     python bench/load.py [--sessions 10] [--url http://127.0.0.1:PORT]
     python bench/load.py --attack        # one session steps while another attacks: latency ratio and memory
     python bench/load.py --attack --normal 8 --attackers 2   # eight sessions step while two attack
+    python bench/load.py --attack --uploads --normal 8 --attackers 2   # eight switch pages while two upload whitespace
 
 Without --url it starts `streamlit run app.py` on a free loopback port and stops it at the end.
 Each session pastes a different text, trains it, jumps to the last merge and checks that the merge
@@ -183,12 +184,81 @@ async def heavy_training(browser, url: str) -> list[str]:
         return ["heavy training stopped by the budget" if stopped else "heavy training finished"]
 
 
+WHITESPACE_MB = {"train": 5, "count": 20}  # the largest file each place takes: the sidebar's corpus, Encode's count
+
+
+async def whitespace_uploads(browser, url: str, k: int, parts: tuple[str, ...] = ("train", "count")) -> list[str]:
+    """One session uploads files of nothing but whitespace as big as the app takes: a corpus to train on at the largest
+    vocabulary (spaces, or no-break spaces for every second attacker), then a file to count on Encode."""
+    blank = [" ", "\u00a0"][k % 2]
+    seen = []
+    async with new_page(browser) as page:
+        await page.goto(f"{url}/?src=upload&vocab=50256")
+        await page.wait_for_selector("h1")
+        await idle(page)
+        if "train" not in parts:
+            await page.goto(f"{url}/encode")
+            return seen + await _count_upload(page, blank)
+        corpus = (blank * (WHITESPACE_MB["train"] * 1_000_000 // len(blank.encode()) - 1)).encode()
+        await page.locator('[data-testid="stSidebar"] input[type="file"]').first.set_input_files(
+            {"name": "blank.txt", "mimeType": "text/plain", "buffer": corpus})
+        await page.wait_for_timeout(1000)
+        await idle(page)
+        seen.append("whitespace corpus: " + await outcome(page))
+        if "count" not in parts:
+            return seen
+        await page.get_by_role("link", name="Encode").click()
+        return seen + await _count_upload(page, blank)
+
+
+async def _count_upload(page, blank: str) -> list[str]:
+    """On Encode: count a file of whitespace as big as the page takes."""
+    await page.wait_for_selector('text="How many tokens is my file?"')
+    await idle(page)
+    counted = (blank * (WHITESPACE_MB["count"] * 1_000_000 // len(blank.encode()) - 1)).encode()
+    await page.locator('[data-testid="stMain"] input[type="file"]').first.set_input_files(
+        {"name": "blank.txt", "mimeType": "text/plain", "buffer": counted})
+    await page.wait_for_timeout(1000)
+    await idle(page)
+    return ["whitespace count: " + await outcome(page)]
+
+
+async def outcome(page) -> str:
+    """What the page says after a heavy task: stopped by the budget, or done."""
+    body = await page.inner_text("body")
+    for sign, said in (("the most one visitor may use", "stopped for time"), ("MB of memory", "stopped for memory")):
+        if sign in body:
+            return said
+    return "done"
+
+
+async def page_switches(browser, url: str, switches: int) -> list[float]:
+    """A fresh session on the toy lesson goes from Train to Encode and back `switches` times; seconds until each page's
+    title and player show."""
+    async with new_page(browser) as page:
+        await page.goto(url)
+        await page.wait_for_selector('[data-testid="bpe-counter"]')
+        await idle(page)
+        times = []
+        for k in range(switches):
+            name, title = [("Encode", "Encode a sentence"), ("Train", "Training: watch the merge table grow")][k % 2]
+            start = time.perf_counter()
+            await page.get_by_role("link", name=name).click()
+            await page.wait_for_selector(f'h1:has-text("{title}")')
+            await page.wait_for_selector('[data-testid="bpe-counter"]')
+            times.append(time.perf_counter() - start)
+            await idle(page)
+        return times
+
+
 SETTLE_SECONDS = 130  # Streamlit keeps a closed session's state for server.disconnectedSessionTTL (120 s)
 
 
-async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1, pid: int | None = None) -> dict:
+async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1, pid: int | None = None,
+                     uploads: bool = False) -> dict:
     """Step latencies of `normal` sessions stepping at once, alone, then while `attackers` sessions attack; with pid,
-    the server's settled memory after the sessions alone (the warm baseline) and once every visitor has gone."""
+    the server's settled memory after the sessions alone (the warm baseline) and once every visitor has gone.
+    With uploads, the normal sessions switch pages and the attackers upload whitespace files instead."""
     from playwright.async_api import async_playwright
 
     memory: dict[str, float] = {}
@@ -196,11 +266,15 @@ async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1,
         browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
                                           args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                                                 "--disable-background-networking"])
-        alone = await asyncio.gather(*[step_latencies(browser, url, clicks) for _ in range(normal)])
+        normal_work = page_switches if uploads else step_latencies
+        alone = await asyncio.gather(*[normal_work(browser, url, clicks) for _ in range(normal)])
         if pid is not None:
             memory["warm"] = await asyncio.to_thread(settled_rss_mb, pid)
-        hostile = [attack(browser, url) if k % 2 == 0 else heavy_training(browser, url) for k in range(attackers)]
-        found = await asyncio.gather(*[step_latencies(browser, url, clicks) for _ in range(normal)], *hostile)
+        if uploads:
+            hostile = [whitespace_uploads(browser, url, k) for k in range(attackers)]
+        else:
+            hostile = [attack(browser, url) if k % 2 == 0 else heavy_training(browser, url) for k in range(attackers)]
+        found = await asyncio.gather(*[normal_work(browser, url, clicks) for _ in range(normal)], *hostile)
         await browser.close()
     if pid is not None:
         memory["peak"] = peak_rss_mb(pid)
@@ -286,21 +360,29 @@ def load(n: int, url: str | None = None) -> tuple[list[dict], bool, float]:
             proc.wait(timeout=15)
 
 
-def main_attack(clicks: int, normal: int = 1, attackers: int = 1) -> None:
+def main_attack(clicks: int, normal: int = 1, attackers: int = 1, uploads: bool = False) -> None:
     proc, url = start_server()
     try:
-        result = in_thread(attack_run(url, clicks, normal, attackers, pid=proc.pid))
+        result = in_thread(attack_run(url, clicks, normal, attackers, pid=proc.pid, uploads=uploads))
     finally:
         proc.terminate()
         proc.wait(timeout=15)
     alone, attacked = statistics.median(result["alone"]), statistics.median(result["under_attack"])
-    print(f"{normal} session(s) clicking Next, median of {clicks} clicks each: without attackers {alone * 1000:.0f} ms, "
-          f"while {attackers} session(s) attack {attacked * 1000:.0f} ms ({attacked / alone:.2f}x)")
+    doing = "switching pages" if uploads else "clicking Next"
+    print(f"{normal} session(s) {doing}, median of {clicks} each: without attackers {alone * 1000:.0f} ms, "
+          f"while {attackers} session(s) attack {attacked * 1000:.0f} ms ({attacked / alone:.2f}x); 90th percentile "
+          f"{quantile(result['alone'], 0.9) * 1000:.0f} and {quantile(result['under_attack'], 0.9) * 1000:.0f} ms, "
+          f"worst {max(result['alone']) * 1000:.0f} and {max(result['under_attack']) * 1000:.0f} ms")
     memory = result["memory"]
     print(f"attacks refused: {', '.join(result['refused'])}")
     print(f"server memory (settled): {memory['warm']:.0f} MB warm with the normal sessions, {memory['peak']:.0f} MB at the "
           f"peak, {memory['after']:.0f} MB {SETTLE_SECONDS} s after every visitor left "
           f"({memory['after'] / memory['warm']:.2f}x the warm baseline)")
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def main() -> None:
@@ -312,9 +394,11 @@ def main() -> None:
     parser.add_argument("--normal", type=int, default=1, help="with --attack: sessions that step")
     parser.add_argument("--attackers", type=int, default=1, help="with --attack: sessions that attack (bombs and hostile "
                         "files; every second one a training too heavy for the budget)")
+    parser.add_argument("--uploads", action="store_true", help="with --attack: the attackers upload whitespace files as "
+                        "big as the app takes (train 5 MB, count 20 MB) and the normal sessions switch pages")
     args = parser.parse_args()
     if args.attack:
-        main_attack(args.clicks, args.normal, args.attackers)
+        main_attack(args.clicks, args.normal, args.attackers, args.uploads)
         return
     results, up, wall = load(args.sessions, args.url)
     for r in results:

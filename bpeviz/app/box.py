@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import count
 from pathlib import Path
+from typing import Any
 
 from bpeviz.core.errors import BpevizError
 
@@ -36,8 +37,8 @@ _queue: deque[int] = deque()  # tickets waiting for a worker, first come first s
 
 
 def run(task: str, header: dict, blobs: Sequence[bytes], *, budget: Budget,
-        on_message: Callable[[dict], None] | None = None, on_wait: Callable[[int], None] | None = None) -> dict:
-    """Run tasks.TASKS[task](header, blobs, send) in a child process and return its result.
+        on_message: Callable[[dict], None] | None = None, on_wait: Callable[[int], None] | None = None) -> Any:
+    """Run tasks.TASKS[task](header, blobs, send) in a child process and return its result (a JSON value, or bytes).
 
     on_message gets each message the task sends (progress); on_wait(n): every worker is busy, and this task is the
     n-th in the queue. Raises the task's BpevizError, budget_memory_task when it ran out of memory, or the budget's own error.
@@ -81,7 +82,7 @@ def _release_slot() -> None:
 
 
 def _run_child(task: str, header: dict, blobs: Sequence[bytes], budget: Budget,
-               on_message: Callable[[dict], None] | None) -> dict:
+               on_message: Callable[[dict], None] | None) -> Any:
     package_root = str(Path(__file__).resolve().parents[2])  # the child imports this bpeviz, wherever the server started
     path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
     proc = subprocess.Popen([sys.executable, "-m", "bpeviz.app.tasks"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -90,30 +91,41 @@ def _run_child(task: str, header: dict, blobs: Sequence[bytes], budget: Budget,
     feeder = threading.Thread(target=_feed, args=(proc, task, header, blobs), daemon=True)
     feeder.start()
     assert proc.stdout is not None
-    buffered = b""
     try:
-        while True:
-            ready, _, _ = select.select([proc.stdout], [], [], WAIT_SLICE)
-            if ready:
-                chunk = os.read(proc.stdout.fileno(), 1 << 16)
-                if not chunk:
-                    raise _ended(proc)
-                buffered += chunk
-                *lines, buffered = buffered.split(b"\n")
-                for line in lines:
-                    message = json.loads(line)
-                    if "result" in message:
-                        return message["result"]
-                    if "error" in message:
-                        raise BpevizError(message["error"], message["message"], **message.get("kwargs", {}))
-                    if on_message is not None:
-                        on_message(message)
-            budget.check()
+        return _read_child(proc, budget, on_message)
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
         proc.stdout.close()
+
+
+def _read_child(proc: subprocess.Popen, budget: Budget, on_message: Callable[[dict], None] | None) -> Any:
+    """The child's messages, one JSON line each, until its result: a line's value, or the bytes a
+    {"result_bytes": n} line announces. The budget is asked every WAIT_SLICE seconds, messages or not."""
+    assert proc.stdout is not None
+    buffered, expected = bytearray(), -1  # expected: the bytes of a binary result still to come, or -1 while reading lines
+    while True:
+        ready, _, _ = select.select([proc.stdout], [], [], WAIT_SLICE)
+        if ready:
+            chunk = os.read(proc.stdout.fileno(), 1 << 20)
+            if not chunk:
+                raise _ended(proc)
+            buffered += chunk
+            while expected < 0 and b"\n" in buffered:
+                line, buffered = buffered.split(b"\n", 1)
+                message = json.loads(line)
+                if "result" in message:
+                    return message["result"]
+                if "error" in message:
+                    raise BpevizError(message["error"], message["message"], **message.get("kwargs", {}))
+                if "result_bytes" in message:
+                    expected = int(message["result_bytes"])
+                elif on_message is not None:
+                    on_message(message)
+            if 0 <= expected <= len(buffered):
+                return bytes(buffered[:expected])
+        budget.check()
 
 
 def _feed(proc: subprocess.Popen, task: str, header: dict, blobs: Sequence[bytes]) -> None:
@@ -133,5 +145,5 @@ def _ended(proc: subprocess.Popen) -> BpevizError:
     code = proc.wait()
     megabytes = f"{TASK_MEMORY_BYTES / 1e6:.0f}"
     return BpevizError("budget_memory_task", f"This task needed more than {megabytes} MB of memory (its process ended "
-                       f"with code {code}); it was stopped, and nothing else was touched. Try a smaller file.",
+                       f"with code {code}); it was stopped, and nothing else was touched. Try less text or a smaller file.",
                        megabytes=megabytes)

@@ -20,20 +20,22 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 import bpeviz
 from bpeviz import engine as engines
 from bpeviz import formats
-from bpeviz.core.errors import BpevizError
 from bpeviz.core.records import Settings
 from bpeviz.lessons import mix, render, sources, steps
 from bpeviz.models.base import TokenizerBase
 from bpeviz.pretrained.encodings import ENCODINGS, reference
 from bpeviz.trainers.bpe import corpus_words
 
-from . import inspecting
-from .budget import Budget
+from . import box, inspecting
+from .budget import Budget, give_back
+from .carry import pack, unpack
 from .i18n import error_text, t
 from .sidebar import Lesson
 from .state import DEFAULTS
+from .tasks import check_unigram_words
 from .views import progress_bar
 
+BOX_MIN_BYTES = 100_000  # a visitor's text or file from this size trains in a worker process (see in_box)
 RECORD_TOP = 12  # best pairs the trainer keeps per step, so the pair chart never recounts
 MAX_CACHE_BYTES = 600_000_000  # all cached runs together, across every visitor
 MAX_UNIGRAM_CHARS = 250_000  # characters of distinct words a Unigram run in the app may take (see check_unigram_size)
@@ -89,8 +91,16 @@ def trained_runs() -> Kept:
     return Kept()
 
 
-def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[int, int], None] | None = None) -> bpeviz.Tokenizer:
-    """Train (or replay) once per source and settings; stepping only indexes the result."""
+def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[int, int], None] | None = None,
+        on_wait: Callable[[int], None] | None = None) -> bpeviz.Tokenizer:
+    """Train (or replay) once per source and settings; stepping only indexes the result.
+
+    A visitor's own text or file of BOX_MIN_BYTES or more trains in a worker process (box.py): its peak memory is
+    the worker's, and on_wait(n) hears its place in the queue while every worker is busy. Such a run is kept in the
+    visitor's session, not in the shared store: it is theirs, and it goes when they go.
+    """
+    if in_box(source):
+        return boxed_run(source, settings, progress, on_wait)[0]
     chosen = engine()
     key = (sources.digest(source), settings, chosen)
     store = trained_runs()
@@ -102,6 +112,51 @@ def run(source: sources.CorpusSource, settings: Settings, progress: Callable[[in
                                     engine=chosen)
         store.put(key, tok)
     return tok
+
+
+SESSION_RUNS = 3  # runs trained in a worker that one session keeps (a lesson, and the Rules page's two to compare)
+
+
+def boxed_run(source: sources.CorpusSource, settings: Settings, progress: Callable[[int, int], None] | None = None,
+              on_wait: Callable[[int], None] | None = None) -> tuple[bpeviz.Tokenizer, dict]:
+    """A visitor's run trained in a worker process, with its player's history, kept in their session."""
+    kept = session_runs()
+    key = (sources.digest(source), settings, engine())
+    found = kept.get(key)
+    if found is None:
+        found = kept[key] = train_in_box(source, settings, key[2], progress, on_wait)
+        while len(kept) > SESSION_RUNS:
+            kept.popitem(last=False)
+    kept.move_to_end(key)
+    return found
+
+
+def session_runs() -> OrderedDict:
+    """The runs this session trained in a worker, least recently used first (nothing is kept outside a session)."""
+    if get_script_run_ctx() is None:
+        return OrderedDict()
+    return st.session_state.setdefault("_boxed_runs", OrderedDict())
+
+
+def in_box(source: sources.CorpusSource) -> bool:
+    """Whether a run trains in a worker process: a visitor's own text or file from BOX_MIN_BYTES. The shipped corpora
+    and GPT-2's merges are known, small and shared: they train here, without a worker's start (~0.3 s)."""
+    return not isinstance(source, (sources.Shipped, sources.ReplayGPT2)) and len(source.content()) >= BOX_MIN_BYTES
+
+
+def train_in_box(source: sources.CorpusSource, settings: Settings, chosen: str,
+                 progress: Callable[[int, int], None] | None,
+                 on_wait: Callable[[int], None] | None) -> tuple[bpeviz.Tokenizer, dict]:
+    """sources.tokenizer_for in a worker process (tasks.train): the same tokenizer, records included, and the player's
+    history (steps.train_history, which reads every distinct word of the corpus)."""
+    def on_message(message: dict) -> None:
+        if progress is not None and "done" in message:
+            progress(int(message["done"]), int(message["total"]))
+
+    blob = pack((source, settings))
+    header = {"record_top": RECORD_TOP, "engine": chosen, "unigram_cap": MAX_UNIGRAM_CHARS}
+    made = box.run("train", header, [blob], budget=budget(), on_message=on_message, on_wait=on_wait)
+    return unpack(made)  # (tokenizer, history), made by tasks.train from what this process sent
 
 
 def budget() -> Budget:
@@ -130,8 +185,11 @@ def for_page(lesson: Lesson) -> bpeviz.Tokenizer | None:
         return None
     bar, progress = progress_bar()
 
+    def on_wait(ahead: int) -> None:
+        bar.progress(0.0, text=t("count_waiting", n=ahead))
+
     try:
-        tok = run(lesson.source, lesson.settings, progress)
+        tok = run(lesson.source, lesson.settings, progress, on_wait)
     except ValueError as exc:
         bar.empty()
         st.error(t("train_failed", why=render.md(error_text(exc))))
@@ -144,15 +202,9 @@ def for_page(lesson: Lesson) -> bpeviz.Tokenizer | None:
 
 
 def check_unigram_size(source: sources.CorpusSource, settings: Settings) -> None:
-    """Refuse a Unigram run the shared server cannot afford: its lattices take about 2 KB per character of distinct words.
-
-    Prose has few distinct words (1 MB of English: 60 000 characters of them); a text with no spaces is all distinct.
-    """
-    size = sum(len(word) for word in words(sources.digest(source), settings, source))
-    if size > MAX_UNIGRAM_CHARS:
-        raise BpevizError("unigram_too_big", f"Unigram would train on {size:,} characters of distinct words here; the app "
-                          f"takes at most {MAX_UNIGRAM_CHARS:,} (about 2 KB of memory each). Use less text, or the command "
-                          "line: bpeviz train FILE --algorithm unigram.", size=size, cap=MAX_UNIGRAM_CHARS)
+    """Refuse a Unigram run the shared server cannot afford (tasks.check_unigram_words: MAX_UNIGRAM_CHARS of distinct
+    words)."""
+    check_unigram_words(words(sources.digest(source), settings, source), MAX_UNIGRAM_CHARS)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -166,9 +218,18 @@ def run_digest(source: sources.CorpusSource, settings: Settings) -> str:
     return hashlib.sha256(f"{sources.digest(source)}|{settings!r}".encode()).hexdigest()[:20]
 
 
+def train_history(digest: str, settings: Settings, source: sources.CorpusSource) -> dict:
+    """The run as the player needs it (see steps.train_history); digest names the source for the cache. A run trained
+    in a worker brought its history with it (kept in the session); the others' are computed once, for everyone."""
+    if in_box(source):
+        history = dict(boxed_run(source, settings)[1])
+        history["replay"] = sources.is_replay(source)
+        return history
+    return shared_history(digest, settings, source)
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
-def train_history(digest: str, settings: Settings, _source: sources.CorpusSource) -> dict:
-    """The run as the player needs it (see steps.train_history); digest names the source for the cache."""
+def shared_history(digest: str, settings: Settings, _source: sources.CorpusSource) -> dict:
     tok = run(_source, settings)
     history = steps.train_history(tok, _source.documents(), Counter(words(digest, tok.settings, _source)))
     history["replay"] = sources.is_replay(_source)
@@ -212,7 +273,22 @@ def warm_up() -> threading.Thread:
     """
     thread = threading.Thread(target=warm_up_work, args=(mix_runs(),), name=WARM_UP_THREAD, daemon=True)
     thread.start()
+    if on_a_server():
+        threading.Thread(target=give_back_now_and_then, name="bpeviz-give-back", daemon=True).start()
     return thread
+
+
+GIVE_BACK_SECONDS = 30.0  # how often the server hands freed memory back to the system
+
+
+def give_back_now_and_then() -> None:
+    """Every GIVE_BACK_SECONDS, freed memory back to the system (budget.give_back): a server's resident memory then
+    returns to its warm baseline once visitors leave, instead of keeping the pages their requests freed."""
+    import time
+
+    while True:
+        time.sleep(GIVE_BACK_SECONDS)
+        give_back()
 
 
 def warm_up_work(store: Kept) -> None:

@@ -2,22 +2,25 @@
 
 The child reads one JSON line (task, header, blob sizes) and the blobs from stdin, caps its own address space at
 BPEVIZ_TASK_MEMORY bytes, ends when the server ends, runs the task, and writes one JSON line per message: progress,
-then {"result": ...} or {"error": code, "message": ..., "kwargs": ...}. No Streamlit import here.
+then {"result": ...} (or {"result_bytes": n} and n bytes) or {"error": code, "message": ..., "kwargs": ...}. A task
+runs at a lower priority than the server (nice 10). No Streamlit import here.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from bpeviz.core.errors import BpevizError
 
 Send = Callable[[dict], None]
 
+WORKER_NICENESS = 10  # a task yields the cores to the server's pages (0 is the server's own priority)
 COUNT_BLOCK_CHARS = 1_000_000  # a file is counted in blocks of about this many characters, each a progress message
 
 
@@ -58,6 +61,44 @@ def _counter(encoder: Any, *, continued: bool) -> Callable[[str, bool], int]:
     return lambda part, first: len(encoder.encode_ordinary(part))
 
 
+def train(header: dict, blobs: list[bytes], send: Send) -> bytes:
+    """A lesson's tokenizer and its player's history: blobs[0] is the (source, settings) the server packed (carry.py);
+    the result is the packed (tokenizer, history), records included: all that reads the whole corpus is done here
+    (a Unigram run's size check, the training, the history's pair counts; BPE's players only). A progress message
+    {"done", "total"} at each of the trainer's progress calls.
+    """
+    from collections import Counter
+
+    from bpeviz.lessons import sources, steps
+    from bpeviz.models.bpe import Tokenizer
+    from bpeviz.trainers.bpe import corpus_words
+
+    from .carry import pack, unpack
+
+    source, settings = unpack(blobs[0])
+    documents = source.documents()
+    if settings.algorithm == "unigram":
+        check_unigram_words(corpus_words(documents, settings), int(header["unigram_cap"]))
+    tok = sources.tokenizer_for(source, settings, progress=lambda done, total: send({"done": done, "total": total}),
+                                record_top=int(header.get("record_top", 0)), engine=str(header.get("engine", "auto")))
+    history = {}
+    if isinstance(tok, Tokenizer):
+        history = steps.train_history(tok, documents, Counter(corpus_words(documents, tok.settings)))
+    return pack((tok, history))
+
+
+def check_unigram_words(words: Iterable[str], cap: int) -> None:
+    """Refuse a Unigram run the shared server cannot afford: its lattices take about 2 KB per character of distinct words.
+
+    Prose has few distinct words (1 MB of English: 60 000 characters of them); a text with no spaces is all distinct.
+    """
+    size = sum(len(word) for word in words)
+    if size > cap:
+        raise BpevizError("unigram_too_big", f"Unigram would train on {size:,} characters of distinct words here; the app "
+                          f"takes at most {cap:,} (about 2 KB of memory each). Use less text, or the command "
+                          "line: bpeviz train FILE --algorithm unigram.", size=size, cap=cap)
+
+
 def hog(header: dict, blobs: list[bytes], send: Send) -> dict:
     """Holds header["megabytes"] of memory, then waits header["seconds"]: what the box's tests stop."""
     import time
@@ -68,12 +109,11 @@ def hog(header: dict, blobs: list[bytes], send: Send) -> dict:
     return {"held": len(held)}
 
 
-TASKS: dict[str, Callable[[dict, list[bytes], Send], dict]] = {"count_file": count_file, "hog": hog}
+TASKS: dict[str, Callable[[dict, list[bytes], Send], dict | bytes]] = {"count_file": count_file, "train": train, "hog": hog}
 
 
 def _die_with_parent() -> None:
     if sys.platform.startswith("linux"):
-        import contextlib
         import ctypes
         import signal
 
@@ -83,6 +123,8 @@ def _die_with_parent() -> None:
 
 def main() -> int:
     _die_with_parent()
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)  # the server's own pages come first on a busy machine
     limit = int(os.environ.get("BPEVIZ_TASK_MEMORY", "0"))
     if limit > 0:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -95,7 +137,13 @@ def main() -> int:
     request = json.loads(sys.stdin.buffer.readline())
     blobs = [sys.stdin.buffer.read(size) for size in request["sizes"]]
     try:
-        send({"result": TASKS[request["task"]](request["header"], blobs, send)})
+        result = TASKS[request["task"]](request["header"], blobs, send)
+        if isinstance(result, bytes):  # a binary result: its size on a line, then the bytes
+            send({"result_bytes": len(result)})
+            out.write(result)
+            out.flush()
+        else:
+            send({"result": result})
     except BpevizError as exc:
         values = {k: v if isinstance(v, (int, float, str)) else str(v) for k, v in exc.values.items()}
         send({"error": exc.code, "message": str(exc), "kwargs": values})
@@ -103,7 +151,7 @@ def main() -> int:
         del blobs
         megabytes = f"{limit / 1e6:.0f}"
         send({"error": "budget_memory_task", "message": f"This task needed more than {megabytes} MB of memory; it was "
-              "stopped, and nothing else was touched. Try a smaller file.", "kwargs": {"megabytes": megabytes}})
+              "stopped, and nothing else was touched. Try less text or a smaller file.", "kwargs": {"megabytes": megabytes}})
     return 0
 
 

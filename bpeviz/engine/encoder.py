@@ -29,6 +29,9 @@ class CompiledEncoder:
     """Hands a tokenizer the compiled encoder's table of pieces for a long text, or None (encode in Python); and the
     compiled count of pre-tokens to the counting of a corpus."""
 
+    def __reduce__(self) -> str:
+        return "ENCODER"  # pickled by name: a tokenizer copied from a worker process gets this process's encoder
+
     def piece_table(self, pretokenizer: str, encode_new: NewPieces, size: int,
                     merges: MergeRule | None = None) -> PieceTable | None:
         """A new table for one tokenizer whose split is `pretokenizer`; new pieces are merged by the kernel when merges

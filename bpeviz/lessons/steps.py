@@ -67,11 +67,20 @@ def corpus_window(corpus: str | bytes | Sequence[str], max_chars: int = 3000) ->
 TOP_SENT = 12  # pairs per step the browser gets (the chart shows 12, more when they tie)
 TOP_CHUNK = 2_000  # steps of pair counts per message once a run is too long to send whole
 SEND_WHOLE = 5_000  # runs up to this many merges send every step's pair counts at once
+SHOWN_TOKEN_CHARS = 400  # characters of one token the player draws at most
 
 
 def token_texts(tok: Tokenizer, upto: int) -> list[str]:
-    """How each id below `upto` reads in a class (␣ for spaces, \\xNN for cut bytes)."""
-    return [render.show(tok.token_of(i)) for i in range(upto)]
+    """How each id below `upto` reads in a class (␣ for spaces, \\xNN for cut bytes); a token longer than
+    SHOWN_TOKEN_CHARS shows its start and end around "…" (a run on one endless word makes tokens of a million
+    characters: 32 merges of 2.5 M no-break spaces sent 126 MB to the browser)."""
+    return [shown(tok.token_of(i)) for i in range(upto)]
+
+
+def shown(token: Token) -> str:
+    if len(token) <= SHOWN_TOKEN_CHARS:
+        return render.show(token)
+    return f"{render.show(token[:SHOWN_TOKEN_CHARS * 3 // 4])}…{render.show(token[-(SHOWN_TOKEN_CHARS // 4):])}"
 
 
 def top_chunk(tok: Tokenizer, start: int, stop: int, after_last: Sequence[PairCount] = ()) -> list[list[int]]:

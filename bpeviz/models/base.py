@@ -33,6 +33,19 @@ class TokenizerBase:
     meta_as_space = False  # an imported file whose Metaspace writes spaces ▁: a ▁ in the text is a space there too
     not_merges = 0  # an imported file's tokens that no merge of two others makes (left out; Qwen3.6's rank file has 121)
     merges: Sequence[Merge | WordPieceMerge]  # in rank order (Unigram learns none: its history is `rounds`)
+    _CACHES: tuple[str, ...] = ()  # what encoding fills as it goes: left out of a copy, which starts them again empty
+
+    def __getstate__(self) -> dict:
+        """A copy's state (app/carry.py: a worker process sends back what it trained): all but the caches and fast paths,
+        which hold functions and grow with use; the copy starts them again (_start_caches) and encodes the same."""
+        return {name: value for name, value in self.__dict__.items() if name not in self._CACHES}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._start_caches()
+
+    def _start_caches(self) -> None:
+        """Make the caches in _CACHES again, empty (a subclass with caches says how)."""
 
     settings: Settings
     vocab: dict[int, Token]

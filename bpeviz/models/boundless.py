@@ -18,8 +18,8 @@ from bpeviz.core.records import Token, TraceStep
 from bpeviz.pre_tokenizers import splits
 from bpeviz.pre_tokenizers.splits import SUPERWORD_SPLIT
 
-from .bpe import Tokenizer, WordCache, trace_steps
-from .merging import merge_pair
+from .bpe import Tokenizer, WordCache
+from .merging import merge_pair, trace_steps
 
 Groups = list[list[int]]  # one superword piece: its words, each a list of token ids
 _LINE_END = re.compile(r"(?<=\n)(?=.)", re.DOTALL)
@@ -51,6 +51,12 @@ class BoundlessTokenizer(Tokenizer):
     def __init__(self, **details: object) -> None:
         super().__init__(**details)  # type: ignore[arg-type]  # Tokenizer's own keywords, passed through
         self._chunk_cache = WordCache(self._encode_chunk)  # a piece of text (see pieces) -> ids
+
+    _CACHES = (*Tokenizer._CACHES, "_chunk_cache")
+
+    def _start_caches(self) -> None:
+        super()._start_caches()
+        self._chunk_cache = WordCache(self._encode_chunk)
 
     def _groups(self, chunk: str) -> Groups:
         return [list(self.encode_word(word)) for word in splits.split_text(chunk, self.settings.inner_split)]

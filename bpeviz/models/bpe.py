@@ -23,7 +23,7 @@ from bpeviz.core.records import ENDOFTEXT, LEVELS, Merge, Settings, Token, Trace
 from bpeviz.pre_tokenizers import splits
 
 from .base import TokenizerBase, check_special_tokens
-from .merging import LONG_WORD, NO_RANK, Pair, WordCache, best_pair, merge_by_rank, merge_long, merge_pair, regroup
+from .merging import LONG_WORD, NO_RANK, Pair, WordCache, best_pair, merge_by_rank, merge_long, merge_pair, regroup, trace_steps
 from .tiktoken_merge import Proof, tiktoken_merger
 
 # A weak reference to the tokenizer's encoder of new pieces (their ids end to end, and each one's count)
@@ -48,21 +48,6 @@ __all__ = ["LONG_WORD", "NO_RANK", "COLD_TEXT", "Tokenizer", "TokenizerBase", "W
            "check_special_tokens", "merge_by_rank", "merge_long", "merge_pair", "tiktoken_merger"]
 COLD_TEXT = 1 << 16  # characters: a text this long has its new pieces and chunks encoded in one pass each
 _UTF8 = methodcaller("encode", "utf-8", "surrogateescape")
-
-
-def trace_steps(units: list, best: Callable[[list], tuple[int, Pair, int] | None], apply: Callable,
-                pieces: Callable[[list], tuple[Token, ...]], merges: Sequence[Merge]) -> list[TraceStep]:
-    """Replay merges one rank at a time over every unit (a word's ids, or BoundlessBPE's groups of words), recording the
-    pieces after each: best(units) -> (rank, pair, new id) or None; apply(unit, pair, new id) -> (unit, places fired)."""
-    steps = [TraceStep(None, pieces(units))]
-    while (found := best(units)) is not None:
-        rank, pair, new_id = found
-        fired = 0
-        for k, unit in enumerate(units):
-            units[k], n = apply(unit, pair, new_id)
-            fired += n
-        steps.append(TraceStep(rank, pieces(units), merges[rank - 1], fired))
-    return steps
 
 
 class Tokenizer(TokenizerBase):
@@ -124,6 +109,16 @@ class Tokenizer(TokenizerBase):
         # shared with truncations: when every merge's parts come before it, a token's check reads only earlier merges.
         self._proof = Proof(self.merges)
         self._fast_merge: Callable[[bytes], list[int]] | None = None  # tiktoken's merge of one piece, when it agrees
+
+    _CACHES: tuple[str, ...] = ("_char_ids", "_word_cache", "_warm", "_piece_table", "_tail_cache", "_chunkable", "_split",
+                                "_fast_checked", "_fast_merge")  # _init_encoding's but the encoder, split and proof
+
+    def _start_caches(self) -> None:
+        engine, split, proof = self.encode_engine, self.split_function, self._proof
+        self._init_encoding(self.encoder)
+        self.encode_engine, self._proof = engine, proof
+        if split is not None:
+            self.use_split(split)
 
     def proven_by_training(self) -> None:
         """Its merges are a BPE trainer's own, so each token's bytes merge back into it, which is what tiktoken_merger

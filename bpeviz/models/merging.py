@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import heapq
 import weakref
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, chain, compress, repeat
 from typing import TypeVar
 
+from bpeviz.core.records import Merge, Token, TraceStep
+
 Pair = tuple[int, int]
 T = TypeVar("T")  # a token: an id, or WordPiece's (continues, text) key
 LONG_WORD = 64  # longer pre-tokens merge with a heap instead of rescanning
+POSITION_BITS = 40  # a heap key's low bits: the position (pre-tokens up to 10**12 symbols)
 NO_RANK = 1 << 62  # the rank of a pair that never merges
 
 
@@ -83,24 +87,28 @@ def best_pair(words: Iterable[Sequence[int]], ranks: dict[Pair, tuple[int, int]]
 
 
 def merge_long(ids: list[int], ranks: dict[Pair, tuple[int, int]]) -> list[int]:
-    """Rank-order merging for long sequences with a heap keyed on (rank, position)."""
+    """Rank-order merging for long sequences with a heap of rank << POSITION_BITS | position, links in typed arrays:
+    ~64 bytes a symbol (20 MB of spaces in 1.3 GB; tuples and lists took over 3 GB). A pushed entry whose pair has
+    changed is skipped: ranks name pairs one to one, so the pair there has its rank only if it is still that pair."""
     n = len(ids)
-    tokens = list(ids)
-    nxt = list(range(1, n + 1))
+    tokens = array("q", ids)
+    nxt = array("q", range(1, n + 1))
     nxt[-1] = -1
-    prv = list(range(-1, n - 1))
-    heap = []
-    for i in range(n - 1):
-        found = ranks.get((tokens[i], tokens[i + 1]))
-        if found is not None:
-            heap.append((found[0], i, tokens[i], tokens[i + 1]))
+    prv = array("q", range(-1, n - 1))
+    heap = [found[0] << POSITION_BITS | i for i, found in enumerate(map(ranks.get, zip(ids, ids[1:]))) if found is not None]
     heapq.heapify(heap)
+    mask = (1 << POSITION_BITS) - 1
     while heap:
-        _, i, a, b = heapq.heappop(heap)
-        j = nxt[i] if tokens[i] == a else -1
-        if j < 0 or tokens[j] != b:
+        key = heapq.heappop(heap)
+        i = key & mask
+        a = tokens[i]
+        j = nxt[i] if a >= 0 else -1
+        if j < 0:
+            continue
+        found = ranks.get((a, tokens[j]))
+        if found is None or found[0] != key >> POSITION_BITS:
             continue  # stale: one side was merged already
-        new_id = ranks[(a, b)][1]
+        new_id = found[1]
         k = nxt[j]
         tokens[i], tokens[j] = new_id, -1
         nxt[i] = k
@@ -108,18 +116,28 @@ def merge_long(ids: list[int], ranks: dict[Pair, tuple[int, int]]) -> list[int]:
             prv[k] = i
             found = ranks.get((new_id, tokens[k]))
             if found is not None:
-                heapq.heappush(heap, (found[0], i, new_id, tokens[k]))
+                heapq.heappush(heap, found[0] << POSITION_BITS | i)
         p = prv[i]
         if p >= 0:
             found = ranks.get((tokens[p], new_id))
             if found is not None:
-                heapq.heappush(heap, (found[0], p, tokens[p], new_id))
-    out = []
-    i = 0
-    while i >= 0:
-        out.append(tokens[i])
-        i = nxt[i]
-    return out
+                heapq.heappush(heap, found[0] << POSITION_BITS | p)
+    return [t for t in tokens if t >= 0]  # the links only skip merged-away places: order is position order
+
+
+def trace_steps(units: list, best: Callable[[list], tuple[int, Pair, int] | None], apply: Callable,
+                pieces: Callable[[list], tuple[Token, ...]], merges: Sequence[Merge]) -> list[TraceStep]:
+    """Replay merges one rank at a time over every unit (a word's ids, or BoundlessBPE's groups of words), recording the
+    pieces after each: best(units) -> (rank, pair, new id) or None; apply(unit, pair, new id) -> (unit, places fired)."""
+    steps = [TraceStep(None, pieces(units))]
+    while (found := best(units)) is not None:
+        rank, pair, new_id = found
+        fired = 0
+        for k, unit in enumerate(units):
+            units[k], n = apply(unit, pair, new_id)
+            fired += n
+        steps.append(TraceStep(rank, pieces(units), merges[rank - 1], fired))
+    return steps
 
 
 class WordCache(dict):

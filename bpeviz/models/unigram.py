@@ -144,6 +144,11 @@ class UnigramTokenizer(TokenizerBase):
         self._init_codec(len(self.scored), special_tokens)
         self._cache = PathCache(self._search)  # type: ignore[arg-type]  # word -> its best Path (WordCache holds any value)
 
+    _CACHES = ("_cache",)
+
+    def _start_caches(self) -> None:
+        self._cache = PathCache(self._search)  # type: ignore[arg-type]  # as in __init__
+
     @property
     def vocab_size(self) -> int:
         return len(self.scored)

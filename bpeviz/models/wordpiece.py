@@ -83,6 +83,11 @@ class WordPieceTokenizer(TokenizerBase):
             raise ValueError(f"The unknown token {unk_token!r} is not in the vocabulary.")
         self._cache = WordCache(self._match)  # word -> ids, bounded in entries and bytes
 
+    _CACHES = ("_cache",)
+
+    def _start_caches(self) -> None:
+        self._cache = WordCache(self._match)
+
     @property
     def vocab_size(self) -> int:
         """Distinct tokens: starting pieces plus new tokens (specials and byte fallback not counted)."""

@@ -102,6 +102,7 @@ def test_every_part_in_portuguese(part):
     assert {fragment: key for fragment, key in english_fragments().items() if fragment in text} == {}
 
 
+@pytest.mark.slow  # searches random corpora
 def test_when_plain_bpe_wins_on_a_small_corpus_the_page_says_why():
     toy = open_page()  # the toy corpus: eight sentences
     shown = metrics(toy)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from app_helpers import new_app, plain, player_data
 
 from bpeviz.app import live
@@ -73,6 +74,7 @@ def vote_at_step_3(n_pupils: int):
     return teacher, code, pupils, live.rooms().vote(code)
 
 
+@pytest.mark.slow  # a class of students in AppTest; the browser's live class checks votes too
 def test_a_vote_on_the_next_merge_counts_each_student_once_and_ties_right():
     teacher, code, pupils, vote = vote_at_step_3(3)
     assert len(vote.right) == 3  # the toy corpus's fourth merge: three pairs tied at 6

@@ -35,6 +35,7 @@ def compiled_split(text: str, split: str) -> list[str]:
     return [text[a:b] for a, b in zip([0, *ends[:-1]], ends)]
 
 
+@pytest.mark.slow  # 3 000 examples; the splits' exactness also runs quick in the encoder's parity tests
 @settings(max_examples=3000, deadline=None)
 @given(text=odd_text(40), split=st.sampled_from(SPLITS))
 def test_each_split_is_its_pattern_as_regex_reads_it(text, split):

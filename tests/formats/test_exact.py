@@ -242,6 +242,7 @@ def cl100k_file() -> bytes:
     return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
 
 
+@pytest.mark.slow  # a real rank file against tiktoken
 def test_an_imported_rank_file_encodes_with_its_own_ranks_as_tiktoken_does():
     full = formats.import_data(cl100k_file(), "cl100k_base.tiktoken")
     enc = bpeviz.reference("cl100k_base")

@@ -105,6 +105,7 @@ def test_an_unused_piece_is_cut_back_into_its_parts():
     assert not unused & {i for t in texts for i in tok.encode(t)}
 
 
+@pytest.mark.slow  # trains and replays SentencePiece models
 def test_a_bpe_model_s_merges_replay_and_cut_as_sentencepiece_encodes():
     tok = formats.import_data(mistral("mistral-v1"), "tokenizer.model.v1")
     assert isinstance(tok, SentencePieceTokenizer) and tok.algorithm == "bpe"

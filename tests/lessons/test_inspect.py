@@ -166,6 +166,7 @@ def test_a_known_mix_is_recovered_from_samples_that_share_no_word_with_the_train
         assert found[lang] == pytest.approx(share, abs=0.05), (lang, dict(found))
 
 
+@pytest.mark.slow  # replays a real tokenizer on samples
 def test_an_audit_names_the_tokens_that_earn_little():
     """Issue 46: unreachable (as the library's own encoder finds them), cut characters, NFC duplicates, unused, residue."""
     from bpeviz.lessons.audit import audit

@@ -1,5 +1,6 @@
 """Pre-tokenizers: pieces cover the text with offsets, safe chunks, presets as documented."""
 
+import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,6 +61,7 @@ def test_every_preset_has_a_re_twin_and_other_escapes_have_none():
     assert pretokenize.bmp_twin(r"\w+|\s+") is None and pretokenize.bmp_twin(r"\p{Greek}+") is None
 
 
+@pytest.mark.slow  # every BMP character, in context
 def test_the_twin_splits_every_bmp_character_in_context_as_regex_does():
     text = "".join(f"{c}'{c}s {c}{c}1 '{c}l {c}\r\n{c}  " for c in map(chr, range(0x10000)))
     for name, pattern in PRESET_PATTERNS.items():

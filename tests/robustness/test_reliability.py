@@ -147,6 +147,7 @@ def test_a_parquet_count_table_with_wrong_types_is_refused_by_row(tmp_path, piec
     assert err.value.code == "counts_bad_line"
 
 
+@pytest.mark.slow  # a 100 000-character sentence through the app
 def test_a_long_sentence_draws_a_bounded_number_of_chips():
     """Row 12: 100 000 characters made 120 MB of chip HTML per rerun; now the first MAX_CHIPS tokens, and a caption."""
     from app_helpers import new_app

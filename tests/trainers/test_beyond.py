@@ -66,6 +66,7 @@ def test_superbpe_stage_two_starts_at_the_transition_and_finds_superwords():
     assert b" of the" in {tok.merges[r - 1].token for r in born}
 
 
+@pytest.mark.slow  # trains two tokenizers on prose
 def test_superwords_buy_fewer_tokens_on_held_out_prose():
     prose = corpora.documents("english")[0]
     train, held_out = prose[:100_000], prose[100_000:]

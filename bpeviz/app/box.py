@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -25,6 +26,7 @@ from typing import Any
 from bpeviz.core.errors import BpevizError
 
 from .budget import Budget
+from .tasks import failed, out_of_memory
 
 WORKERS = max(1, os.cpu_count() or 1)  # tasks at once: one per core
 TASK_MEMORY_BYTES = 3_000_000_000  # address space a task may map (Python, numpy and seven tokenizers take ~1.2 GB)
@@ -41,7 +43,8 @@ def run(task: str, header: dict, blobs: Sequence[bytes], *, budget: Budget,
     """Run tasks.TASKS[task](header, blobs, send) in a child process and return its result (a JSON value, or bytes).
 
     on_message gets each message the task sends (progress); on_wait(n): every worker is busy, and this task is the
-    n-th in the queue. Raises the task's BpevizError, budget_memory_task when it ran out of memory, or the budget's own error.
+    n-th in the queue. Raises the task's BpevizError, budget_memory_task when it ran out of memory, task_failed when it
+    crashed, or the budget's own error.
     """
     _take_slot(budget, on_wait)
     try:
@@ -141,9 +144,9 @@ def _feed(proc: subprocess.Popen, task: str, header: dict, blobs: Sequence[bytes
 
 
 def _ended(proc: subprocess.Popen) -> BpevizError:
-    """The child ended without a result: killed for memory (the kernel, or its own limit), or it crashed."""
+    """The child ended without a result. Killed (SIGKILL: the kernel's out-of-memory killer) or ended with Python's
+    exit code 1 (a MemoryError too deep to report) is memory; a crash by another signal is said as a failure."""
     code = proc.wait()
-    megabytes = f"{TASK_MEMORY_BYTES / 1e6:.0f}"
-    return BpevizError("budget_memory_task", f"This task needed more than {megabytes} MB of memory (its process ended "
-                       f"with code {code}); it was stopped, and nothing else was touched. Try less text or a smaller file.",
-                       megabytes=megabytes)
+    if code in (-signal.SIGKILL, 1):
+        return out_of_memory(TASK_MEMORY_BYTES)
+    return failed(f"its process ended with code {code}")

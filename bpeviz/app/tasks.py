@@ -100,13 +100,33 @@ def check_unigram_words(words: Iterable[str], cap: int) -> None:
 
 
 def hog(header: dict, blobs: list[bytes], send: Send) -> dict:
-    """Holds header["megabytes"] of memory, then waits header["seconds"]: what the box's tests stop."""
+    """Holds header["megabytes"] of memory, then waits header["seconds"], then fails as header["fail"] says ("raise":
+    an unexpected exception, "abort": the process dies of SIGABRT): what the box's tests stop."""
+    import signal
     import time
 
     held = bytearray(int(header.get("megabytes", 0)) * 1_000_000)
     send({"holding": len(held)})
     time.sleep(float(header.get("seconds", 0)))
+    if header.get("fail") == "raise":
+        raise RuntimeError("a bug in a task")
+    if header.get("fail") == "abort":
+        os.kill(os.getpid(), signal.SIGABRT)
     return {"held": len(held)}
+
+
+def out_of_memory(limit: int) -> BpevizError:
+    """What a visitor reads when their task ran out of its address space (limit bytes), in the child or seen by box."""
+    megabytes = f"{limit / 1e6:.0f}"
+    return BpevizError("budget_memory_task", f"This task needed more than {megabytes} MB of memory; it was stopped, and "
+                       "nothing else was touched. Try less text or a smaller file.", megabytes=megabytes)
+
+
+def failed(reason: str) -> BpevizError:
+    """What a visitor reads when their task failed for another reason (a bug): said as such, not as memory."""
+    return BpevizError("task_failed", f"This task failed in its own process ({reason}); nothing else was touched. "
+                       "Your text and settings are kept: try again, or report it with the text that caused it.",
+                       reason=reason)
 
 
 TASKS: dict[str, Callable[[dict, list[bytes], Send], dict | bytes]] = {"count_file": count_file, "train": train, "hog": hog}
@@ -145,14 +165,18 @@ def main() -> int:
         else:
             send({"result": result})
     except BpevizError as exc:
-        values = {k: v if isinstance(v, (int, float, str)) else str(v) for k, v in exc.values.items()}
-        send({"error": exc.code, "message": str(exc), "kwargs": values})
+        send(_error_message(exc))
     except MemoryError:
         del blobs
-        megabytes = f"{limit / 1e6:.0f}"
-        send({"error": "budget_memory_task", "message": f"This task needed more than {megabytes} MB of memory; it was "
-              "stopped, and nothing else was touched. Try less text or a smaller file.", "kwargs": {"megabytes": megabytes}})
+        send(_error_message(out_of_memory(limit)))
+    except Exception as exc:  # a bug: the visitor is told it failed, not that it ran out of memory
+        send(_error_message(failed(f"{type(exc).__name__}: {str(exc)[:200]}")))
     return 0
+
+
+def _error_message(exc: BpevizError) -> dict:
+    values = {k: v if isinstance(v, (int, float, str)) else str(v) for k, v in exc.values.items()}
+    return {"error": exc.code, "message": str(exc), "kwargs": values}
 
 
 if __name__ == "__main__":

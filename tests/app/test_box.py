@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import string
 import threading
 from collections import Counter
@@ -41,6 +42,15 @@ def test_a_task_over_its_memory_is_stopped_with_a_message_and_the_server_goes_on
         box.run("hog", {"megabytes": 2_000}, [], budget=budget.Budget())
     assert caught.value.code == "budget_memory_task" and "1500 MB" in str(caught.value)
     assert box.run("hog", {"megabytes": 10}, [], budget=budget.Budget()) == {"held": 10_000_000}  # the next one runs
+    assert task_children() == []
+
+
+def test_a_task_that_crashes_is_said_to_have_failed_not_to_have_run_out_of_memory():
+    for fail, reason in (("raise", "RuntimeError: a bug in a task"), ("abort", f"code {-signal.SIGABRT}")):
+        with pytest.raises(BpevizError) as caught:
+            box.run("hog", {"megabytes": 1, "fail": fail}, [], budget=budget.Budget())
+        assert caught.value.code == "task_failed" and reason in str(caught.value), str(caught.value)
+    assert box.run("hog", {"megabytes": 1}, [], budget=budget.Budget()) == {"held": 1_000_000}
     assert task_children() == []
 
 

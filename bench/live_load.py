@@ -116,23 +116,24 @@ async def protocol_class(teacher, url: str, code: str, students: int, steps: int
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def attackers_during(browser, url: str, attackers: int, coroutine) -> list[str]:
-    """Run the class coroutine while `attackers` visitors attack; returns what the attackers were shown."""
-    hostile = [load.whitespace_uploads(browser, url, k) if k % 2 == 0 else load.heavy_training(browser, url)
+async def attackers_during(p, url: str, attackers: int, coroutine, nice: int) -> list[str]:
+    """Run the class coroutine while `attackers` visitors attack from a browser of their own at `nice`; returns what
+    the attackers were shown."""
+    theirs = await load.launch(p, nice)
+    hostile = [load.whitespace_uploads(theirs, url, k) if k % 2 == 0 else load.heavy_training(theirs, url)
                for k in range(attackers)]
     found = await asyncio.gather(coroutine, *hostile)
+    await theirs.close()
     return [m for seen in found[1:] for m in seen]
 
 
 async def run(url: str, pid: int, students: int, steps: int, protocol: bool = False, classes: int = 1,
-              attackers: int = 0) -> dict:
+              attackers: int = 0, attackers_nice: int = load.ATTACKERS_NICE) -> dict:
     from playwright.async_api import async_playwright
 
     out: dict = {"memory": {}}
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
-                                          args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                                                "--disable-background-networking"])
+        browser = await load.launch(p)
         teacher_context, teacher = await start_class(browser, url)
         out["alone"] = await teacher_steps(teacher, steps)
         # warm: the lesson trained, the teacher's page drawn, the server's background warm-up done
@@ -143,7 +144,7 @@ async def run(url: str, pid: int, students: int, steps: int, protocol: bool = Fa
                 before = len(out.get("delays", []))
                 one_class = protocol_class(teacher, url, code, students, steps, out, pid, first=1 + k * steps)
                 if attackers and k == classes - 1:
-                    out["attacks"] = await attackers_during(browser, url, attackers, one_class)
+                    out["attacks"] = await attackers_during(p, url, attackers, one_class, attackers_nice)
                 else:
                     await one_class
                 out.setdefault("per_class", []).append(out["delays"][before:])
@@ -186,10 +187,13 @@ def main() -> None:
     parser.add_argument("--protocol", action="store_true", help="students as websocket clients, not browsers")
     parser.add_argument("--classes", type=int, default=1, help="with --protocol: classes one after another")
     parser.add_argument("--attackers", type=int, default=0, help="with --protocol: visitors who attack during the last class")
+    parser.add_argument("--attackers-nice", type=int, default=load.ATTACKERS_NICE, help="the attackers' browser's "
+                        "niceness (0: at the server's own priority, as if they ran on the server's machine)")
     args = parser.parse_args()
     proc, url = load.start_server()
     try:
-        result = load.in_thread(run(url, proc.pid, args.students, args.steps, args.protocol, args.classes, args.attackers))
+        result = load.in_thread(run(url, proc.pid, args.students, args.steps, args.protocol, args.classes, args.attackers,
+                                    args.attackers_nice))
     finally:
         proc.terminate()
         proc.wait(timeout=15)

@@ -1,11 +1,15 @@
 """Mixture inference, measured where a user meets it: tokenizers trained here on random known mixes, inferred from
-samples that are not their training text (issue 46). Prints the mean and largest error, in points, per mix size.
+samples that are not their training text (issue 46). Prints the mean and largest error, in points, per mix size and
+per way of keeping the samples apart from the training text:
 
-    python bench/mixture.py              # 5 and 10 languages, 3 mixes each, 2 000 merges
+- documents: the training text and each sample are separate draws of DRAWN words from a language's frequencies
+  (wordfreq): no document in common, the same source, as in Hayase et al.'s controlled experiments;
+- words: the training text is every other word of each word list by rank, the samples the other half: no *word* in
+  common (harsher than any two texts: "the" is in one half only);
+- udhr: for the languages bpeviz ships the Declaration in, its articles (another source, ~10 KB a language).
+
+    python bench/mixture.py                         # 5 and 10 languages, 3 mixes each, 2 000 merges
     python bench/mixture.py --sizes 5 10 30 --mixes 5 --merges 3000
-
-Training text: each language's word list (wordfreq), every other word by rank; samples: the other half (no word in
-common), and, for the languages bpeviz ships the UDHR in, the Declaration's articles (another source entirely).
 """
 
 from __future__ import annotations
@@ -26,13 +30,30 @@ from bpeviz.data import corpora  # noqa: E402
 from bpeviz.lessons import inspect, mixture, samples  # noqa: E402
 from bpeviz.pre_tokenizers import splits  # noqa: E402
 
+DRAWN = 300_000  # words drawn for a training text's language, and again for its sample
 
-def train_on(weights: dict[str, float], n_merges: int, split) -> bpeviz.Tokenizer:
+
+def drawn(lang: str, split, rng, n: int = DRAWN) -> Counter:
+    """n word uses drawn from the language's frequencies (its WORDS most frequent words), as pre-token counts."""
+    import numpy as np
+    import wordfreq
+
+    items = list(wordfreq.get_frequency_dict(lang, wordlist="best").items())[:samples.WORDS]
+    shares = np.array([share for _, share in items])
+    space = "" if lang in samples.NO_SPACES else " "
+    out: Counter = Counter()
+    for (word, _), k in zip(items, rng.multinomial(n, shares / shares.sum())):
+        for piece in split(space + word) if k else ():
+            out[piece] += int(k)
+    return out
+
+
+def train_on(weights: dict[str, float], n_merges: int, texts: dict[str, Counter]) -> bpeviz.Tokenizer:
+    """Each language's pre-token counts scaled so that its bytes are its share of the training text."""
     total: Counter = Counter()
     for lang, share in weights.items():
-        counts = samples.word_list(lang, split, parity=0)
-        size = sum(len(w.encode()) * n for w, n in counts.items())
-        for w, n in counts.items():
+        size = sum(len(w.encode()) * n for w, n in texts[lang].items())
+        for w, n in texts[lang].items():
             total[w] += max(1, round(n * share * 1e7 / size))
     return bpeviz.train_counts(CountTable(total, "gpt4"), vocab_size=256 + n_merges, level="bytes")
 
@@ -41,38 +62,58 @@ def errors(found: dict, weights: dict) -> list[float]:
     return [abs(found[lang] - share) * 100 for lang, share in weights.items()]
 
 
+def one_mix(langs: list[str], weights: dict, args, split, rng, nrng) -> dict[str, list[float]]:
+    """The errors of one random mix, each design's training text its own."""
+    out: dict[str, list[float]] = {}
+    if "documents" in args.designs:
+        tok = train_on(weights, args.merges, {lang: drawn(lang, split, nrng) for lang in langs})
+        found = inspect.infer_mixture(tok, {lang: drawn(lang, split, nrng) for lang in langs}, args.merges)
+        out["documents"] = errors(found, weights)
+    if "words" in args.designs or "udhr" in args.designs:
+        tok = train_on(weights, args.merges, {lang: samples.word_list(lang, split, parity=0) for lang in langs})
+        if "words" in args.designs:
+            found = inspect.infer_mixture(tok, {lang: samples.word_list(lang, split, parity=1) for lang in langs},
+                                          args.merges)
+            out["words"] = errors(found, weights)
+        known = [lang for lang in langs if lang in corpora.UDHR_LANGUAGES]
+        if "udhr" in args.designs and len(known) >= 2:
+            share = sum(weights[lang] for lang in known)
+            found = inspect.infer_mixture(tok, {lang: samples.udhr(lang, split) for lang in known}, args.merges)
+            out["udhr"] = errors(found, {lang: weights[lang] / share for lang in known})
+    return out
+
+
 def main() -> None:
+    import numpy as np
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[5, 10])
     parser.add_argument("--mixes", type=int, default=3)
     parser.add_argument("--merges", type=int, default=2000)
+    parser.add_argument("--designs", nargs="+", default=["documents", "words", "udhr"],
+                        choices=["documents", "words", "udhr"])
     parser.add_argument("--pair-slack", type=float, default=None, help="override mixture.PAIR_SLACK")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     if args.pair_slack is not None:
         mixture.PAIR_SLACK = args.pair_slack
     split = splits.preset_split("gpt4")
-    udhr = set(corpora.UDHR_LANGUAGES)
-    rng = random.Random(args.seed)
-    print(f"pair slack {mixture.PAIR_SLACK}, {args.merges} merges, GPT-4's split, byte level")
+    rng, nrng = random.Random(args.seed), np.random.default_rng(args.seed)
+    print(f"pair slack {mixture.PAIR_SLACK}, {args.merges} merges, GPT-4's split, byte level, seed {args.seed}")
     for size in args.sizes:
-        held, other = [], []
+        found: dict[str, list[float]] = {design: [] for design in args.designs}
         for _ in range(args.mixes):
             langs = rng.sample(samples.languages(), size)
             raw = [rng.random() for _ in langs]
             weights = {lang: x / sum(raw) for lang, x in zip(langs, raw)}
             started = time.perf_counter()
-            tok = train_on(weights, args.merges, split)
-            found = inspect.infer_mixture(tok, {lang: samples.word_list(lang, split, parity=1) for lang in langs}, args.merges)
-            held += errors(found, weights)
-            known = [lang for lang in langs if lang in udhr]
-            if len(known) >= 2:
-                share = sum(weights[lang] for lang in known)
-                found_u = inspect.infer_mixture(tok, {lang: samples.udhr(lang, split) for lang in known}, args.merges)
-                other += errors(found_u, {lang: weights[lang] / share for lang in known})
+            for design, errs in one_mix(langs, weights, args, split, rng, nrng).items():
+                found[design] += errs
             print(f"  {size} languages: {time.perf_counter() - started:.0f} s", flush=True)
-        print(f"{size:>3} languages  other half of the word lists: mean {statistics.mean(held):.1f}, max {max(held):.1f} points"
-              + (f"; the UDHR: mean {statistics.mean(other):.1f}, max {max(other):.1f}" if other else ""), flush=True)
+        for design, errs in found.items():
+            if errs:
+                print(f"{size:>3} languages  {design:<9}  mean {statistics.mean(errs):4.1f}  max {max(errs):4.1f} points",
+                      flush=True)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 The child reads one JSON line (task, header, blob sizes) and the blobs from stdin, caps its own address space at
 BPEVIZ_TASK_MEMORY bytes, ends when the server ends, runs the task, and writes one JSON line per message: progress,
 then {"result": ...} (or {"result_bytes": n} and n bytes) or {"error": code, "message": ..., "kwargs": ...}. A task
-runs at a lower priority than the server (nice 10). No Streamlit import here.
+runs at the lowest priority (Linux's SCHED_IDLE, else nice 10): a core it would take from the server's pages stays
+theirs. No Streamlit import here.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from bpeviz.core.errors import BpevizError
 
 Send = Callable[[dict], None]
 
-WORKER_NICENESS = 10  # a task yields the cores to the server's pages (0 is the server's own priority)
+WORKER_NICENESS = 10  # where SCHED_IDLE is missing, a task yields the cores this way (0 is the server's own priority)
 COUNT_BLOCK_CHARS = 1_000_000  # a file is counted in blocks of about this many characters, each a progress message
 
 
@@ -106,7 +107,7 @@ def hog(header: dict, blobs: list[bytes], send: Send) -> dict:
     import time
 
     held = bytearray(int(header.get("megabytes", 0)) * 1_000_000)
-    send({"holding": len(held)})
+    send({"holding": len(held), "policy": _policy()})
     time.sleep(float(header.get("seconds", 0)))
     if header.get("fail") == "raise":
         raise RuntimeError("a bug in a task")
@@ -141,10 +142,25 @@ def _die_with_parent() -> None:
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
 
 
+def _yield_to_the_server() -> None:
+    """The server's own pages come first on a busy machine: SCHED_IDLE runs this process only on a core nothing else
+    wants (nice 10 still gave a worker a tenth of a core the server was using); nice 10 where it is missing."""
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
+    if hasattr(os, "SCHED_IDLE"):
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
+def _policy() -> str:
+    if hasattr(os, "sched_getscheduler") and os.sched_getscheduler(0) == getattr(os, "SCHED_IDLE", None):
+        return "idle"
+    return f"nice {os.nice(0)}"
+
+
 def main() -> int:
     _die_with_parent()
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICENESS)  # the server's own pages come first on a busy machine
+    _yield_to_the_server()
     limit = int(os.environ.get("BPEVIZ_TASK_MEMORY", "0"))
     if limit > 0:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

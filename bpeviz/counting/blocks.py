@@ -199,12 +199,28 @@ def count_blocks(blocks: Iterable[Block], pretokenizer: str, *, workers: int = 1
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent,
                                initargs=(os.getpid(),))
     try:
-        _add_in_order(counts, blocks, lambda docs: pool.submit(count, docs, pretokenizer), 2 * workers, advance)
+        _add_in_order(counts, blocks, lambda docs: _submit_held(pool, count, docs, pretokenizer), 2 * workers, advance)
     except BaseException:  # Ctrl-C, a bad block, a stopped run: stop now, not after the blocks in flight
         _stop_now(pool)
         raise
     pool.shutdown()
     return counts
+
+
+def _submit_held(pool: ProcessPoolExecutor, *job: object) -> Future:
+    """pool.submit with Ctrl-C held back: the first submit forks the workers, and Python drops a KeyboardInterrupt raised
+    in an at-fork handler (logging's lock), so the count ran on and wrote its output (1 run in 12 on a busy machine).
+    Held, it is raised when submit returns; the workers inherit the mask: Ctrl-C is the command's (_stop_now)."""
+    import signal
+    import threading
+
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        return pool.submit(*job)  # type: ignore[arg-type]
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return pool.submit(*job)  # type: ignore[arg-type]
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _stop_now(pool: ProcessPoolExecutor) -> None:

@@ -14,7 +14,7 @@ import pytest
 from app_helpers import new_app
 
 import bpeviz
-from bpeviz.app import box, budget, runs
+from bpeviz.app import box, budget, runs, tasks
 from bpeviz.core.errors import BpevizError
 from bpeviz.core.records import Settings
 from bpeviz.data import corpora
@@ -52,6 +52,13 @@ def test_a_task_that_crashes_is_said_to_have_failed_not_to_have_run_out_of_memor
         assert caught.value.code == "task_failed" and reason in str(caught.value), str(caught.value)
     assert box.run("hog", {"megabytes": 1}, [], budget=budget.Budget()) == {"held": 1_000_000}
     assert task_children() == []
+
+
+def test_a_task_runs_at_the_lowest_priority_so_the_server_s_pages_come_first():
+    heard: list[dict] = []
+    box.run("hog", {"megabytes": 1}, [], budget=budget.Budget(), on_message=heard.append)
+    expected = "idle" if hasattr(os, "SCHED_IDLE") else f"nice {os.nice(0) + tasks.WORKER_NICENESS}"
+    assert [m["policy"] for m in heard if "holding" in m] == [expected]
 
 
 def test_a_task_is_killed_when_its_time_is_up_or_its_visitor_leaves():

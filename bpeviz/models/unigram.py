@@ -142,12 +142,12 @@ class UnigramTokenizer(TokenizerBase):
         self._model = Model(self.scored)
         self._unk = f32(self._model.unk_score) if sums == "float32" else self._model.unk_score
         self._init_codec(len(self.scored), special_tokens)
-        self._cache = PathCache(self._search)  # type: ignore[arg-type]  # word -> its best Path (WordCache holds any value)
+        self._start_caches()
 
     _CACHES = ("_cache",)
 
     def _start_caches(self) -> None:
-        self._cache = PathCache(self._search)  # type: ignore[arg-type]  # as in __init__
+        self._cache = PathCache(self._search)  # type: ignore[arg-type]  # word -> its best Path (WordCache holds any value)
 
     @property
     def vocab_size(self) -> int:

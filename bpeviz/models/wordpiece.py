@@ -81,12 +81,12 @@ class WordPieceTokenizer(TokenizerBase):
         self._unk = self._first.get(unk_token, self.special_tokens.get(unk_token)) if unk_token is not None else None
         if unk_token is not None and self._unk is None:
             raise ValueError(f"The unknown token {unk_token!r} is not in the vocabulary.")
-        self._cache = WordCache(self._match)  # word -> ids, bounded in entries and bytes
+        self._start_caches()
 
     _CACHES = ("_cache",)
 
     def _start_caches(self) -> None:
-        self._cache = WordCache(self._match)
+        self._cache = WordCache(self._match)  # word -> ids, bounded in entries and bytes
 
     @property
     def vocab_size(self) -> int:

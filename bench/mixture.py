@@ -6,10 +6,13 @@ per way of keeping the samples apart from the training text:
   (wordfreq): no document in common, the same source, as in Hayase et al.'s controlled experiments;
 - words: the training text is every other word of each word list by rank, the samples the other half: no *word* in
   common (harsher than any two texts: "the" is in one half only);
-- udhr: for the languages bpeviz ships the Declaration in, its articles (another source, ~10 KB a language).
+- udhr: for the languages bpeviz ships the Declaration in, its articles (another source, ~10 KB a language);
+- help: trained as for documents, inferred from LibreOffice's help in each language (another source, 0.7-8 MB a
+  language; bench/help_text.py says how to fetch it, once, by hand). The mixes are then drawn from its 24 languages.
 
     python bench/mixture.py                         # 5 and 10 languages, 3 mixes each, 2 000 merges
     python bench/mixture.py --sizes 5 10 30 --mixes 5 --merges 3000
+    python bench/mixture.py --designs documents help --help-text /tmp/help-text --sizes 5 10 20
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from functools import cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -58,6 +62,12 @@ def train_on(weights: dict[str, float], n_merges: int, texts: dict[str, Counter]
     return bpeviz.train_counts(CountTable(total, "gpt4"), vocab_size=256 + n_merges, level="bytes")
 
 
+@cache
+def help_sample(folder: Path, lang: str, split) -> Counter:
+    """A language's LibreOffice help (bench/help_text.py wrote it), as pre-token counts."""
+    return Counter(split((folder / f"{lang}.txt").read_text(encoding="utf-8")))
+
+
 def errors(found: dict, weights: dict) -> list[float]:
     return [abs(found[lang] - share) * 100 for lang, share in weights.items()]
 
@@ -65,10 +75,15 @@ def errors(found: dict, weights: dict) -> list[float]:
 def one_mix(langs: list[str], weights: dict, args, split, rng, nrng) -> dict[str, list[float]]:
     """The errors of one random mix, each design's training text its own."""
     out: dict[str, list[float]] = {}
-    if "documents" in args.designs:
+    if "documents" in args.designs or "help" in args.designs:
         tok = train_on(weights, args.merges, {lang: drawn(lang, split, nrng) for lang in langs})
-        found = inspect.infer_mixture(tok, {lang: drawn(lang, split, nrng) for lang in langs}, args.merges)
-        out["documents"] = errors(found, weights)
+        if "documents" in args.designs:
+            found = inspect.infer_mixture(tok, {lang: drawn(lang, split, nrng) for lang in langs}, args.merges)
+            out["documents"] = errors(found, weights)
+        if "help" in args.designs:
+            found = inspect.infer_mixture(tok, {lang: help_sample(args.help_text, lang, split) for lang in langs},
+                                          args.merges)
+            out["help"] = errors(found, weights)
     if "words" in args.designs or "udhr" in args.designs:
         tok = train_on(weights, args.merges, {lang: samples.word_list(lang, split, parity=0) for lang in langs})
         if "words" in args.designs:
@@ -91,10 +106,15 @@ def main() -> None:
     parser.add_argument("--mixes", type=int, default=3)
     parser.add_argument("--merges", type=int, default=2000)
     parser.add_argument("--designs", nargs="+", default=["documents", "words", "udhr"],
-                        choices=["documents", "words", "udhr"])
+                        choices=["documents", "words", "udhr", "help"])
+    parser.add_argument("--help-text", type=Path, default=None,
+                        help="the folder bench/help_text.py wrote (the help design; mixes then drawn from its languages)")
     parser.add_argument("--pair-slack", type=float, default=None, help="override mixture.PAIR_SLACK")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
+    if ("help" in args.designs) != (args.help_text is not None):
+        parser.error("the help design and --help-text go together")
+    pool = sorted(p.stem for p in args.help_text.glob("*.txt")) if args.help_text else list(samples.languages())
     if args.pair_slack is not None:
         mixture.PAIR_SLACK = args.pair_slack
     split = splits.preset_split("gpt4")
@@ -103,7 +123,7 @@ def main() -> None:
     for size in args.sizes:
         found: dict[str, list[float]] = {design: [] for design in args.designs}
         for _ in range(args.mixes):
-            langs = rng.sample(samples.languages(), size)
+            langs = rng.sample(pool, size)
             raw = [rng.random() for _ in langs]
             weights = {lang: x / sum(raw) for lang, x in zip(langs, raw)}
             started = time.perf_counter()

@@ -90,6 +90,7 @@ def test_encode_page_messages_for_bad_sentences():
     assert not at.exception and any("<|endoftext|>" in i.value for i in at.info)
 
 
+@pytest.mark.slow  # the charts page runs in the quick run (test_every_page_runs)
 def test_charts_page_changes_with_corpus():
     at = new_app()
     at.switch_page("bpeviz/app/pages/charts.py").run()
@@ -534,6 +535,7 @@ def test_dropout_on_the_encode_page_is_seeded_and_zero_is_the_encoding():
     assert tokens == usual and "0 merges skipped" in result
 
 
+@pytest.mark.slow  # every page's choices surviving a visit elsewhere stays in the quick run
 def test_going_round_every_page_twice_keeps_choices_and_warns_of_nothing():
     """Issue 27.1: choices kept by state.keep / state.bind never meet a widget default (Streamlit warns of that)."""
     at = new_app()
@@ -784,6 +786,7 @@ def mistral_model() -> bytes:
     return package_file("mistral-common", "mistral_common", mistral.MISTRAL_V3_FILE, mistral.MISTRAL_V3_SHA256)
 
 
+@pytest.mark.slow  # SentencePiece models are checked in the quick run (formats/test_sentencepiece.py)
 def test_files_page_reads_a_sentencepiece_model_with_its_own_ids_and_derived_merges():
     import bpeviz
 
@@ -799,6 +802,7 @@ def test_files_page_reads_a_sentencepiece_model_with_its_own_ids_and_derived_mer
     assert ids == short.encode("The cat climbed onto the roof.")
 
 
+@pytest.mark.slow  # Mistral's merges are checked in the quick run (pretrained/test_mistral.py)
 def test_the_train_page_replays_mistral_s_merges_from_its_model_file():
     import bpeviz
 
@@ -825,6 +829,7 @@ def test_the_quirks_page_sets_byte_fallback_beside_byte_level():
     assert counts["Mistral v3 (SentencePiece)"] >= 4 and counts["GPT-2"] == 0
 
 
+@pytest.mark.slow  # the graft itself is checked in the quick run (lessons/test_graft.py)
 def test_the_graft_page_shows_what_new_merges_buy_and_keeps_english():
     at = new_app()
     at.switch_page("bpeviz/app/pages/graft.py").run(timeout=120)

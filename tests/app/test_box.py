@@ -215,6 +215,7 @@ def test_a_big_unigram_run_is_measured_and_refused_in_its_worker(monkeypatch):
     assert task_children() == []
 
 
+@pytest.mark.slow  # the box's limits and messages stay in the quick run
 def test_a_run_on_one_endless_word_stays_with_its_visitor_and_shows_bounded_tokens():
     """Issue 49 row 5: 2.5 MB of no-break spaces made 32 tokens of up to a million characters; the server kept them in
     the shared store (63 MB) and sent 126 MB of token texts to the browser. Now the run lives in the visitor's session

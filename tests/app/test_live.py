@@ -35,6 +35,7 @@ def test_a_teacher_starts_a_class_with_a_code_an_address_and_a_qr_code():
     assert any(f"0 students in live class {code}" in m.value for m in teacher.main.markdown)  # the projector's banner
 
 
+@pytest.mark.slow  # following the teacher stays in the quick run (a student who explores comes back)
 def test_students_follow_the_teachers_settings_step_and_page():
     teacher, code = start_class()
     pupils = [student(code) for _ in range(3)]
@@ -137,6 +138,7 @@ def test_vote_options_from_a_hostile_corpus_are_shown_inert():
     assert shown and all("](http" not in value for value in shown)
 
 
+@pytest.mark.slow  # an open vote hiding the answer until the reveal stays in the quick run
 def test_an_open_vote_holds_every_player_at_the_question_until_the_reveal():
     """The answer is not on screen while the class votes: no step past the question, for the teacher or a student."""
     teacher, code = start_class()

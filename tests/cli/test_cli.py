@@ -136,6 +136,7 @@ def test_wordpiece_from_the_command_line_shows_scores_and_what_bpe_would_take(to
     assert traced.returncode == 2 and "replays BPE merges; this is a wordpiece tokenizer" in traced.stderr
 
 
+@pytest.mark.slow  # the CLI's Unigram training stays in the quick run
 def test_unigram_from_the_command_line_logs_its_rounds_and_exports_for_hf(tmp_path):
     path = tmp_path / "alice.txt"
     path.write_text(corpora.corpus_text("english")[:60_000], encoding="utf-8")
@@ -243,7 +244,8 @@ def test_an_interrupted_count_leaves_no_worker_behind(tmp_path, signal_name):
     big = tmp_path / "big.txt"
     big.write_text((corpora.corpus_text("portuguese") + "\n") * 80, encoding="utf-8")  # ~30 MB: counted in processes
     command = subprocess.Popen([sys.executable, "-m", "bpeviz.cli", "count", str(big), "--workers", "4", "-o",
-                                str(tmp_path / "c.tsv")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                str(tmp_path / "c.tsv")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               preexec_fn=_ctrl_c_as_at_a_terminal)
     deadline = time.monotonic() + 60
     while not (workers := _children(command.pid)) and command.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -264,6 +266,7 @@ def test_a_ctrl_c_while_the_workers_start_stops_the_count():
     here, it must stop the count."""
     script = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal, even where the tests run in the background
 from bpeviz.counting import blocks
 os.register_at_fork(after_in_parent=lambda: (os.kill(os.getpid(), signal.SIGINT), [n * n for n in range(100_000)]))
 docs = [blocks.Block(["o gato sentou no telhado. " * 2_000], 52_000) for _ in range(8)]
@@ -276,6 +279,14 @@ else:
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "interrupted", (out.stdout, out.stderr[-2000:])
+
+
+def _ctrl_c_as_at_a_terminal() -> None:
+    """In the child, before Python starts: SIGINT's default action, so Python installs its KeyboardInterrupt handler
+    even where the tests were started in the background (a shell's `cmd &` ignores SIGINT, and children inherit that)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _state(pid: int) -> str:

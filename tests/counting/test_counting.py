@@ -123,7 +123,8 @@ def test_a_table_must_say_or_be_told_its_pretokenizer_and_match_the_settings(tmp
         train_counts(counting.read_counts(path, "spaces"), vocab_size=300, dialect="sentencepiece-bpe")
 
 
-@pytest.mark.parametrize(("extra", "fmt"), [((), "tsv"), (("--lines",), "parquet"), (("--dialect", "sentencepiece-bpe"), "tsv")])
+@pytest.mark.parametrize(("extra", "fmt"), [((), "tsv"), pytest.param(("--lines",), "parquet", marks=pytest.mark.slow),
+                                           (("--dialect", "sentencepiece-bpe"), "tsv")])
 def test_train_on_counts_gives_the_merges_of_train_on_the_files(tmp_path, extra, fmt):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text(corpora.corpus_text("english")[:40_000], encoding="utf-8")

@@ -123,6 +123,7 @@ def test_tiktoken_export_imports_back_with_its_sidecar(bpe, tmp_path):
             [enc.decode_single_token_bytes(i) for i in enc.encode_ordinary(text)], text
 
 
+@pytest.mark.slow  # a real rank file's newer code points stay in the quick run
 def test_the_real_rank_files_import_with_their_own_split():
     """cl100k_base's file, with no sidecar, splits with cl100k's pattern: the same token bytes as tiktoken."""
     from bpeviz.data.shipped import read_shipped

@@ -96,6 +96,7 @@ def test_grafting_says_what_it_cannot_do():
         bpeviz.extend(bpeviz.train("o gato", vocab_size=20), HINDI, 10)
 
 
+@pytest.mark.slow  # the graft's exports load in tiktoken and HF in the quick run
 def test_the_command_line_grafts_and_writes_a_file_that_loads(tmp_path, capsys):
     corpus = tmp_path / "hi.txt"
     corpus.write_text(HINDI, encoding="utf-8")

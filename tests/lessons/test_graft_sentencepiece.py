@@ -62,6 +62,7 @@ def test_the_graft_and_its_cut_encode_as_sentencepiece(grafted, n):
     assert [s for s in strings[:500] if graft.decode(graft.encode_ordinary(s)) != theirs.decode(theirs.encode(s))] == []
 
 
+@pytest.mark.slow  # every id of a real model compared; the graft's encodings stay in the quick run
 def test_every_old_id_is_kept_and_the_new_pieces_follow_in_order(grafted):
     data, graft = grafted
     base = formats.import_data(data, "base.model")
@@ -98,6 +99,7 @@ def test_a_unigram_model_cannot_be_grafted():
     assert caught.value.code == "extend_unigram"
 
 
+@pytest.mark.slow  # the library's graft is checked in the quick run
 def test_the_command_line_writes_a_model_sentencepiece_loads(tmp_path):
     corpus = tmp_path / "hi.txt"
     corpus.write_text(NEW_TEXT, encoding="utf-8")

@@ -40,7 +40,7 @@ def test_mixture_inference_refuses_what_it_cannot_read():
     assert nothing.merges_used == 0 and "nothing to infer" in nothing.status and nothing.outcome == "no_merge"
 
 
-@pytest.mark.parametrize("name", ["gpt2", "cl100k_base"])
+@pytest.mark.parametrize("name", ["gpt2", pytest.param("cl100k_base", marks=pytest.mark.slow)])
 def test_unreachable_tokens_agree_with_tiktokens_own_encoder(name):
     enc = bpeviz.reference(name)
     theirs = []

@@ -14,7 +14,8 @@ from readme_examples import python_blocks, run_page, shell_commands  # noqa: E40
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-@pytest.mark.parametrize("path", [p for p in PAGES if python_blocks(p)], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.name == "library.md" else p  # the longest
+                                  for p in PAGES if python_blocks(p)], ids=lambda p: p.name)
 def test_the_examples_run_and_show_what_they_say(path):
     assert run_page(path) >= 2  # and every line ran: an example that fails raises
 

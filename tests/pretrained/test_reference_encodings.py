@@ -12,6 +12,7 @@ from bpeviz.lessons import metrics
 from bpeviz.pretrained import encodings as reference_encodings
 
 
+@pytest.mark.slow  # the open models load with the network blocked in the quick run
 def test_all_three_load_with_the_network_blocked(no_network):
     reference_encodings.clear_cache()
     assert bpeviz.reference("cl100k_base").encode("hello world") == [15339, 1917]

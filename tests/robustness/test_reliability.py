@@ -264,6 +264,7 @@ def test_wordpiece_encoding_is_not_cubic_in_a_long_vocabulary_entry():
     assert tok.encode_word("abba") == (0, 3, 3, 2)
 
 
+@pytest.mark.slow  # the box's Unigram cap stays in the quick run (app/test_box.py)
 def test_a_unigram_run_the_server_cannot_afford_is_refused_with_a_message():
     """Row 3: 1 MB with no spaces took about 2 KB per character (1.9-2.1 GB, 186 s) in Unigram's lattices."""
     import random

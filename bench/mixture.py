@@ -72,29 +72,29 @@ def errors(found: dict, weights: dict) -> list[float]:
     return [abs(found[lang] - share) * 100 for lang, share in weights.items()]
 
 
-def one_mix(langs: list[str], weights: dict, args, split, rng, nrng) -> dict[str, list[float]]:
-    """The errors of one random mix, each design's training text its own."""
-    out: dict[str, list[float]] = {}
+def one_mix(langs: list[str], weights: dict, args, split, rng, nrng) -> dict[str, tuple[dict, dict]]:
+    """What each design reads for one random mix, each design's training text its own: (found, true weights)."""
+    out: dict[str, tuple[dict, dict]] = {}
     if "documents" in args.designs or "help" in args.designs:
         tok = train_on(weights, args.merges, {lang: drawn(lang, split, nrng) for lang in langs})
         if "documents" in args.designs:
             found = inspect.infer_mixture(tok, {lang: drawn(lang, split, nrng) for lang in langs}, args.merges)
-            out["documents"] = errors(found, weights)
+            out["documents"] = (found, weights)
         if "help" in args.designs:
             found = inspect.infer_mixture(tok, {lang: help_sample(args.help_text, lang, split) for lang in langs},
                                           args.merges)
-            out["help"] = errors(found, weights)
+            out["help"] = (found, weights)
     if "words" in args.designs or "udhr" in args.designs:
         tok = train_on(weights, args.merges, {lang: samples.word_list(lang, split, parity=0) for lang in langs})
         if "words" in args.designs:
             found = inspect.infer_mixture(tok, {lang: samples.word_list(lang, split, parity=1) for lang in langs},
                                           args.merges)
-            out["words"] = errors(found, weights)
+            out["words"] = (found, weights)
         known = [lang for lang in langs if lang in corpora.UDHR_LANGUAGES]
         if "udhr" in args.designs and len(known) >= 2:
             share = sum(weights[lang] for lang in known)
             found = inspect.infer_mixture(tok, {lang: samples.udhr(lang, split) for lang in known}, args.merges)
-            out["udhr"] = errors(found, {lang: weights[lang] / share for lang in known})
+            out["udhr"] = (found, {lang: weights[lang] / share for lang in known})
     return out
 
 
@@ -122,17 +122,22 @@ def main() -> None:
     print(f"pair slack {mixture.PAIR_SLACK}, {args.merges} merges, GPT-4's split, byte level, seed {args.seed}")
     for size in args.sizes:
         found: dict[str, list[float]] = {design: [] for design in args.designs}
+        worst: dict[str, tuple[float, str]] = {}
         for _ in range(args.mixes):
             langs = rng.sample(pool, size)
             raw = [rng.random() for _ in langs]
             weights = {lang: x / sum(raw) for lang, x in zip(langs, raw)}
             started = time.perf_counter()
-            for design, errs in one_mix(langs, weights, args, split, rng, nrng).items():
-                found[design] += errs
+            for design, (read, true) in one_mix(langs, weights, args, split, rng, nrng).items():
+                found[design] += errors(read, true)
+                lang = max(true, key=lambda lang: abs(read[lang] - true[lang]))
+                said = f"{lang} {true[lang] * 100:.1f} % read as {read[lang] * 100:.1f} %"
+                worst[design] = max(worst.get(design, (-1.0, "")), (abs(read[lang] - true[lang]), said))
             print(f"  {size} languages: {time.perf_counter() - started:.0f} s", flush=True)
         for design, errs in found.items():
             if errs:
-                print(f"{size:>3} languages  {design:<9}  mean {statistics.mean(errs):4.1f}  max {max(errs):4.1f} points",
+                print(f"{size:>3} languages  {design:<9}  mean {statistics.mean(errs):4.1f}  max {max(errs):4.1f} points "
+                      f"({worst[design][1]})",
                       flush=True)
 
 

@@ -107,24 +107,32 @@ async def protocol_class(teacher, url: str, code: str, students: int, steps: int
         while any(k not in p.first_seen for p in pupils) and time.perf_counter() < deadline:
             await asyncio.sleep(0.05)
         delays += [p.first_seen[k] - since for p in pupils if k in p.first_seen]
+        out.setdefault("slowest", []).append(max(delays[-students:], default=0.0))  # one slow step, or every step slow
     out["delays"], out["with_class"] = out.get("delays", []) + delays, out.get("with_class", []) + with_class
     await teacher.get_by_role("button", name="Ask the class: which pair merges next?").click()
     await teacher.wait_for_function(f"() => document.body.innerText.includes('{students} votes so far')",
                                     timeout=TIMEOUT_MS)
     out["votes_counted"] = min(out.get("votes_counted", students), sum(p.counted for p in pupils))
+    out.setdefault("histories", []).append(max(p.histories for p in pupils))
     until.set()
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def attackers_during(p, url: str, attackers: int, coroutine, nice: int) -> list[str]:
-    """Run the class coroutine while `attackers` visitors attack from a browser of their own at `nice`; returns what
-    the attackers were shown."""
-    theirs = await load.launch(p, nice)
-    hostile = [load.whitespace_uploads(theirs, url, k) if k % 2 == 0 else load.heavy_training(theirs, url)
-               for k in range(attackers)]
-    found = await asyncio.gather(coroutine, *hostile)
-    await theirs.close()
-    return [m for seen in found[1:] for m in seen]
+async def attackers_during(url: str, attackers: int, coroutine, nice: int) -> list[str]:
+    """Run the class coroutine while `attackers` visitors attack from a process of their own at `nice`
+    (load.attackers_elsewhere); returns what the attackers were shown."""
+    jobs = [("uploads" if k % 2 == 0 else "heavy", k) for k in range(attackers)]
+    found = await asyncio.gather(coroutine, load.attackers_elsewhere(url, jobs, nice))
+    return found[1]
+
+
+async def loop_lag(lags: list[float]) -> None:
+    """How late this process's event loop wakes (the students' clients and the browsers' drivers share it): a late
+    loop would be counted as a late server."""
+    while True:
+        start = time.perf_counter()
+        await asyncio.sleep(0.05)
+        lags.append(time.perf_counter() - start - 0.05)
 
 
 async def run(url: str, pid: int, students: int, steps: int, protocol: bool = False, classes: int = 1,
@@ -139,18 +147,20 @@ async def run(url: str, pid: int, students: int, steps: int, protocol: bool = Fa
         # warm: the lesson trained, the teacher's page drawn, the server's background warm-up done
         out["memory"]["before"] = await asyncio.to_thread(load.settled_rss_mb, pid)
         if protocol:
+            watch = asyncio.create_task(loop_lag(out.setdefault("lags", [0.0])))
             for k in range(classes):  # a second class shows whether memory grows class after class
                 code = await open_room(teacher)
                 before = len(out.get("delays", []))
                 one_class = protocol_class(teacher, url, code, students, steps, out, pid, first=1 + k * steps)
                 if attackers and k == classes - 1:
-                    out["attacks"] = await attackers_during(p, url, attackers, one_class, attackers_nice)
+                    out["attacks"] = await attackers_during(url, attackers, one_class, attackers_nice)
                 else:
                     await one_class
                 out.setdefault("per_class", []).append(out["delays"][before:])
                 await teacher.get_by_role("button", name="End the class").click()
                 await asyncio.sleep(SETTLE_SECONDS)
                 out["memory"].setdefault("after", []).append(await asyncio.to_thread(load.settled_rss_mb, pid))
+            watch.cancel()
             await teacher_context.close()
             await browser.close()
             return out
@@ -187,7 +197,7 @@ def main() -> None:
     parser.add_argument("--protocol", action="store_true", help="students as websocket clients, not browsers")
     parser.add_argument("--classes", type=int, default=1, help="with --protocol: classes one after another")
     parser.add_argument("--attackers", type=int, default=0, help="with --protocol: visitors who attack during the last class")
-    parser.add_argument("--attackers-nice", type=int, default=load.ATTACKERS_NICE, help="the attackers' browser's "
+    parser.add_argument("--attackers-nice", type=int, default=load.ATTACKERS_NICE, help="the attackers' process's "
                         "niceness (0: at the server's own priority, as if they ran on the server's machine)")
     args = parser.parse_args()
     proc, url = load.start_server()
@@ -205,9 +215,17 @@ def main() -> None:
         attacked = " (under attack)" if args.attackers and k == len(result["per_class"]) - 1 else ""
         print(f"class {k + 1}{attacked}: median {statistics.median(class_delays):.2f} s, 90th percentile "
               f"{load.quantile(class_delays, 0.9):.2f} s, at most {max(class_delays):.2f} s")
+    if result.get("slowest"):
+        print("each step's last student: " + ", ".join(f"{s:.2f}" for s in result["slowest"]) + " s; the teacher's own "
+              "page: " + ", ".join(f"{s:.2f}" for s in result["with_class"]) + " s")
+    if result.get("lags"):
+        print(f"the bench's own event loop woke at most {max(result['lags']):.2f} s late (the students' clients share it)")
     if result.get("attacks"):
         print(f"attackers were shown: {', '.join(result['attacks'])}")
-    print(f"votes: {result['votes_counted']} of {args.students} counted, each once")
+    print(f"votes: the teacher's page reached {args.students} in each class; {result['votes_counted']} "
+          f"of {args.students} students had drawn their \"counted\" line when the class ended")
+    if result.get("histories"):
+        print(f"a run's history sent to one student at most {max(result['histories'])} times a class (a browser: once a run)")
     print(f"teacher's Next: {alone * 1000:.0f} ms with no class, {with_class * 1000:.0f} ms with the class "
           f"({with_class / alone:.2f}x)")
     memory = result["memory"]

@@ -39,21 +39,47 @@ def session_text(k: int) -> tuple[str, str]:
 
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
-ATTACKERS_NICE = 19  # the attackers' browser: on their own machines in a real class, here on the server's cores
+ATTACKERS_NICE = 19  # the attackers: on their own machines in a real class, here on the server's cores
 
 
-async def launch(p, nice: int = 0):
-    """Debian's Chromium; with nice > 0 through a wrapper that lowers its priority, so that visitors whose machines
-    are not the server's do not take the server's two cores here (what is measured is the server)."""
-    if nice <= 0:
-        return await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+async def launch(p):
+    """Debian's Chromium."""
+    return await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+
+
+ATTACKS = {"hostile": lambda browser, url, k: attack(browser, url),
+           "heavy": lambda browser, url, k: heavy_training(browser, url),
+           "uploads": lambda browser, url, k: whitespace_uploads(browser, url, k)}
+
+
+async def attackers_elsewhere(url: str, jobs: list[tuple[str, int]], nice: int) -> list[str]:
+    """The attackers as on machines of their own: another process (its own Python, Playwright driver and Chromium)
+    at `nice`, which Chromium cannot undo (as root it sets its own priorities, -8 for its browser process, unless
+    CAP_SYS_NICE is dropped). Sharing this process's Playwright driver, a 20 MB upload held the teacher's clicks back
+    for seconds, counted as the server's delay. Returns what the attackers were shown."""
+    import json
     import os
-    import tempfile
+    import shutil
 
-    wrapper = Path(tempfile.mkdtemp(prefix="bpeviz-bench-")) / "chromium"
-    wrapper.write_text(f'#!/bin/sh\nexec nice -n {int(nice)} /usr/bin/chromium "$@"\n')
-    os.chmod(wrapper, 0o755)
-    return await p.chromium.launch(executable_path=str(wrapper), args=CHROMIUM_ARGS)
+    drop = ["setpriv", "--bounding-set=-sys_nice", "--inh-caps=-sys_nice"] if os.geteuid() == 0 and shutil.which(
+        "setpriv") else []
+    proc = await asyncio.create_subprocess_exec(*drop, "nice", "-n", str(int(nice)), sys.executable, __file__,
+                                                "--be-attackers", url, json.dumps(jobs), stdout=asyncio.subprocess.PIPE)
+    out, _ = await proc.communicate()
+    if proc.returncode:
+        raise RuntimeError(f"the attackers' process failed ({proc.returncode})")
+    return json.loads(out.decode().strip().splitlines()[-1])
+
+
+async def be_attackers(url: str, jobs: list[tuple[str, int]]) -> list[str]:
+    """In the attackers' process: every job at once from one browser."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await launch(p)
+        found = await asyncio.gather(*[ATTACKS[kind](browser, url, k) for kind, k in jobs])
+        await browser.close()
+    return [m for seen in found for m in seen]
 
 
 async def one_session(browser, url: str, k: int, n: int) -> dict:
@@ -274,8 +300,9 @@ async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1,
                      uploads: bool = False, attackers_nice: int = 0) -> dict:
     """Step latencies of `normal` sessions stepping at once, alone, then while `attackers` sessions attack; with pid,
     the server's settled memory after the sessions alone (the warm baseline) and once every visitor has gone.
-    With uploads, the normal sessions switch pages and the attackers upload whitespace files instead; the attackers'
-    browser runs at attackers_nice (bench/load.py says ATTACKERS_NICE: their machines are not the server's)."""
+    With uploads, the normal sessions switch pages and the attackers upload whitespace files instead. With
+    attackers_nice > 0 the attackers are a process of their own at that niceness (attackers_elsewhere: their machines
+    are not the server's); at 0 they share this process and its browser."""
     from playwright.async_api import async_playwright
 
     memory: dict[str, float] = {}
@@ -285,14 +312,12 @@ async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1,
         alone = await asyncio.gather(*[normal_work(browser, url, clicks) for _ in range(normal)])
         if pid is not None:
             memory["warm"] = await asyncio.to_thread(settled_rss_mb, pid)
-        theirs = await launch(p, attackers_nice) if attackers_nice > 0 else browser
-        if uploads:
-            hostile = [whitespace_uploads(theirs, url, k) for k in range(attackers)]
-        else:
-            hostile = [attack(theirs, url) if k % 2 == 0 else heavy_training(theirs, url) for k in range(attackers)]
+        jobs = [("uploads" if uploads else ["hostile", "heavy"][k % 2], k) for k in range(attackers)]
+        if attackers_nice > 0:
+            hostile = [attackers_elsewhere(url, jobs, attackers_nice)]
+        else:  # in this process, from the normal sessions' browser (the suite's small attack)
+            hostile = [ATTACKS[kind](browser, url, k) for kind, k in jobs]
         found = await asyncio.gather(*[normal_work(browser, url, clicks) for _ in range(normal)], *hostile)
-        if theirs is not browser:
-            await theirs.close()
         await browser.close()
     if pid is not None:
         memory["peak"] = peak_rss_mb(pid)
@@ -321,11 +346,17 @@ def peak_rss_mb(pid: int) -> float:
     return rss_mb(pid, "VmHWM")
 
 
-def settled_rss_mb(pid: int, still_mb: float = 3.0, window: int = 5, every: float = 2.0, at_most: float = 300.0) -> float:
+GIVE_BACK_SECONDS = 30  # bpeviz/app/runs.py: how often the server hands freed memory back to the system
+
+
+def settled_rss_mb(pid: int, still_mb: float = 3.0, window: int = GIVE_BACK_SECONDS // 2 + 3, every: float = 2.0,
+                   at_most: float = 300.0) -> float:
     """The server's memory once it has stopped moving: `window` readings `every` seconds apart within `still_mb`.
 
     A fresh server warms up in the background (real tokenizers, the default mix, the compiled engine), so a
-    baseline read too early is lower than the server's own steady state. Bounded by `at_most` seconds.
+    baseline read too early is lower than the server's own steady state. The window is longer than the server's
+    period of handing memory back, so a reading taken just before it does is not called settled (it had been: 8 s).
+    Bounded by `at_most` seconds.
     """
     readings = [rss_mb(pid)]
     deadline = time.monotonic() + at_most
@@ -416,9 +447,15 @@ def main() -> None:
                         "files; every second one a training too heavy for the budget)")
     parser.add_argument("--uploads", action="store_true", help="with --attack: the attackers upload whitespace files as "
                         "big as the app takes (train 5 MB, count 20 MB) and the normal sessions switch pages")
-    parser.add_argument("--attackers-nice", type=int, default=ATTACKERS_NICE, help="with --attack: the attackers' browser's "
-                        "niceness (0: at the server's own priority, as if they ran on the server's machine)")
+    parser.add_argument("--attackers-nice", type=int, default=ATTACKERS_NICE, help="with --attack: the attackers' "
+                        "process's niceness (0: in the bench's own process and browser, at the server's priority)")
+    parser.add_argument("--be-attackers", nargs=2, metavar=("URL", "JOBS"), help=argparse.SUPPRESS)  # see attackers_elsewhere
     args = parser.parse_args()
+    if args.be_attackers:
+        import json
+
+        print(json.dumps(asyncio.run(be_attackers(args.be_attackers[0], json.loads(args.be_attackers[1])))))
+        return
     if args.attack:
         main_attack(args.clicks, args.normal, args.attackers, args.uploads, args.attackers_nice)
         return

@@ -266,7 +266,6 @@ def test_a_ctrl_c_while_the_workers_start_stops_the_count():
     here, it must stop the count."""
     script = """
 import os, signal, sys
-signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal, even where the tests run in the background
 from bpeviz.counting import blocks
 os.register_at_fork(after_in_parent=lambda: (os.kill(os.getpid(), signal.SIGINT), [n * n for n in range(100_000)]))
 docs = [blocks.Block(["o gato sentou no telhado. " * 2_000], 52_000) for _ in range(8)]
@@ -277,7 +276,8 @@ except KeyboardInterrupt:
 else:
     print("finished")
 """
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         preexec_fn=_ctrl_c_as_at_a_terminal)
     assert out.stdout.strip() == "interrupted", (out.stdout, out.stderr[-2000:])
 
 

@@ -755,7 +755,7 @@ def test_the_teacher_picks_the_engine_and_the_page_says_which_trained():
     assert any("trained by the compiled merge loop" in c.value for c in at.caption)
 
 
-@pytest.mark.parametrize("kind", ["WordPiece", "Unigram"])
+@pytest.mark.parametrize("kind", ["WordPiece", pytest.param("Unigram", marks=pytest.mark.slow)])  # 3 s; the quick run keeps
 def test_a_wordpiece_or_unigram_file_replayed_in_the_sidebar_is_explained_on_every_page(kind):
     """Issue 49.1: such a file (here made by HF's own trainer) has no BPE merges; every page says so, in both languages."""
     tokenizers = pytest.importorskip("tokenizers")

@@ -16,7 +16,11 @@ def test_three_sessions_at_once_each_see_only_their_own(app_url):
 
 
 def test_an_attack_from_one_session_leaves_memory_and_the_others_alone(app_server):
-    before = app_server.rss_mb()
+    # "before" is the warm server: its warm-up (real tokenizers, Inspect's defaults) starts after the first page is
+    # drawn and runs in the background, so a page first, then memory that has stopped moving (read too early, alone
+    # in a run of the suite, it was 524 MB, and the warm-up's own growth was charged to the attack: 827 MB after)
+    load.load(1, app_server.url)
+    before = load.settled_rss_mb(app_server.pid, window=8, at_most=120)
     result = load.in_thread(load.attack_run(app_server.url, clicks=4))
     after = app_server.rss_mb()
     print(f"server memory {before:.0f} -> {after:.0f} MB; teacher's steps alone {result['alone']}, "

@@ -296,7 +296,7 @@ def _state(pid: int) -> str:
         return "(gone)"
 
 
-@pytest.mark.parametrize("lines", [True, False])
+@pytest.mark.parametrize("lines", [True, pytest.param(False, marks=pytest.mark.slow)])  # the quick run keeps --lines
 def test_train_unigram_on_a_file_is_the_library_s_unigram(tmp_path, lines):
     """Issue 42.1: the count-table path kept 80-86 % of the library's pieces (it dropped the documents' ends)."""
     import json

@@ -124,7 +124,7 @@ def test_a_table_must_say_or_be_told_its_pretokenizer_and_match_the_settings(tmp
 
 
 @pytest.mark.parametrize(("extra", "fmt"), [((), "tsv"), pytest.param(("--lines",), "parquet", marks=pytest.mark.slow),
-                                           (("--dialect", "sentencepiece-bpe"), "tsv")])
+                                           pytest.param(("--dialect", "sentencepiece-bpe"), "tsv", marks=pytest.mark.slow)])
 def test_train_on_counts_gives_the_merges_of_train_on_the_files(tmp_path, extra, fmt):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text(corpora.corpus_text("english")[:40_000], encoding="utf-8")

@@ -60,7 +60,12 @@ def mistral(name: str) -> bytes:
     return package_file("mistral-common", "mistral_common", f"data/{MISTRAL[name]}")
 
 
-@pytest.fixture(scope="module", params=[*TRAINED, "bpe-unused", *MISTRAL])
+FULL_SUITE_ONLY = {"unigram-identity", "bpe-spaces-suffix", "mistral-v1"}  # ~7 s; the quick run keeps a Unigram (with byte
+# fallback), a BPE, a BPE with unused pieces and a Mistral model
+
+
+@pytest.fixture(scope="module", params=[pytest.param(name, marks=pytest.mark.slow) if name in FULL_SUITE_ONLY else name
+                                        for name in [*TRAINED, "bpe-unused", *MISTRAL]])
 def model(request) -> tuple[str, bytes]:
     name = request.param
     if name in MISTRAL:

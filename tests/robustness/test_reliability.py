@@ -200,7 +200,7 @@ def test_lines_without_spaces_still_stream(tmp_path):
         bpeviz.pre_tokenizers.splits.count_pieces([text], "gpt4")
 
 
-@pytest.mark.parametrize("algorithm", ["wordpiece", "unigram"])
+@pytest.mark.parametrize("algorithm", [pytest.param("wordpiece", marks=pytest.mark.slow), "unigram"])  # WordPiece: 3 s
 def test_text_without_spaces_trains_as_fast_as_the_same_text_with_spaces(algorithm):
     """Row 2: one long word cost every WordPiece merge the whole text (16 kB took 45-55 s; here 24 kB: 33 s against
     0.2 s spaced). Unigram kept this ratio before too; its cost per character (row 3) is still open."""

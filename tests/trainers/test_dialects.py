@@ -91,7 +91,8 @@ def engine_param(engine: str) -> str:
 
 
 @pytest.mark.parametrize("engine", ["python", "compiled"])
-@pytest.mark.parametrize(("key", "vocab_size"), [("english", 1024), ("english", 4096), ("udhr-en", 1024), ("udhr-all", 4096)])
+@pytest.mark.parametrize(("key", "vocab_size"), [("english", 1024), ("english", 4096), ("udhr-en", 1024),
+                                                pytest.param("udhr-all", 4096, marks=pytest.mark.slow)])  # 2 s: full suite
 def test_the_hf_dialect_learns_what_hf_tokenizers_learns(key, vocab_size, engine):
     text = "\n\n".join(corpora.corpus_text(f"udhr-{c}") for c in corpora.UDHR_LANGUAGES) if key == "udhr-all" \
         else corpora.corpus_text(key)
@@ -110,7 +111,7 @@ def test_hfs_regex_engine_keeps_digit_runs_whole():
     assert [piece for piece, _ in split.pre_tokenize_str("12345 678")] == ["12345", " ", "678"]
 
 
-@pytest.mark.parametrize("engine", ["python", "compiled"])
+@pytest.mark.parametrize("engine", ["python", pytest.param("compiled", marks=pytest.mark.slow)])  # =python: tests/engine
 def test_the_tiktoken_educational_dialect_learns_what_its_trainer_learns(capsys, engine):
     from tiktoken import _educational
 

@@ -134,7 +134,8 @@ SCRIPTS = {  # corpus, vocab_size asked: Latin, Cyrillic, CJK, Arabic, Devanagar
 }
 
 
-@pytest.mark.parametrize("name", SCRIPTS)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "english 4000" else n  # 2 s; english
+                                  for n in SCRIPTS])  # 1000 stays in the quick run
 def test_the_trained_vocabulary_is_sentencepieces(name, capsys):
     """Seeds, EM, pruning and the final cut as SentencePiece 0.2.3 runs them (issue 26.5): SentencePiece is the oracle."""
     lines, vocab = SCRIPTS[name][0](), SCRIPTS[name][1]

@@ -88,7 +88,7 @@ async def vote(page) -> None:
 
 
 async def protocol_class(teacher, url: str, code: str, students: int, steps: int, out: dict, pid: int,
-                         first: int = 1) -> None:
+                         first: int = 1, attack: load.Attack | None = None) -> None:
     """The same class with students as protocol clients (bench/protocol_student.py): the server measured alone."""
     import protocol_student
 
@@ -99,6 +99,8 @@ async def protocol_class(teacher, url: str, code: str, students: int, steps: int
                                     timeout=TIMEOUT_MS)
     await asyncio.sleep(3)
     out["memory"]["class"] = load.rss_mb(pid)
+    if attack is not None:  # step once every attack's heavy part is under way, not before the attack began
+        await asyncio.wait_for(attack.started.wait(), TIMEOUT_MS / 1000)
     delays, with_class = [], []
     for k in range(first + steps, first + 2 * steps):
         since = time.perf_counter()
@@ -109,6 +111,8 @@ async def protocol_class(teacher, url: str, code: str, students: int, steps: int
         delays += [p.first_seen[k] - since for p in pupils if k in p.first_seen]
         out.setdefault("slowest", []).append(max(delays[-students:], default=0.0))  # one slow step, or every step slow
     out["delays"], out["with_class"] = out.get("delays", []) + delays, out.get("with_class", []) + with_class
+    if attack is not None:
+        out["held"] = attack.held_through(time.monotonic())
     await teacher.get_by_role("button", name="Ask the class: which pair merges next?").click()
     await teacher.wait_for_function(f"() => document.body.innerText.includes('{students} votes so far')",
                                     timeout=TIMEOUT_MS)
@@ -118,11 +122,13 @@ async def protocol_class(teacher, url: str, code: str, students: int, steps: int
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def attackers_during(url: str, attackers: int, coroutine, nice: int) -> list[str]:
-    """Run the class coroutine while `attackers` visitors attack from a process of their own at `nice`
-    (load.attackers_elsewhere); returns what the attackers were shown."""
+async def attackers_during(url: str, attackers: int, make_class, nice: int) -> list[str]:
+    """Run the class (make_class(attack) gives its coroutine) while `attackers` visitors attack from a process of their
+    own at `nice` (load.attackers_elsewhere); the class steps once every attack's heavy part is under way. Returns
+    what the attackers were shown."""
     jobs = [("uploads" if k % 2 == 0 else "heavy", k) for k in range(attackers)]
-    found = await asyncio.gather(coroutine, load.attackers_elsewhere(url, jobs, nice))
+    attack = load.Attack(len(jobs))
+    found = await asyncio.gather(make_class(attack), load.attackers_elsewhere(url, jobs, nice, attack))
     return found[1]
 
 
@@ -151,11 +157,12 @@ async def run(url: str, pid: int, students: int, steps: int, protocol: bool = Fa
             for k in range(classes):  # a second class shows whether memory grows class after class
                 code = await open_room(teacher)
                 before = len(out.get("delays", []))
-                one_class = protocol_class(teacher, url, code, students, steps, out, pid, first=1 + k * steps)
+                def one_class(attack=None, code=code, k=k):
+                    return protocol_class(teacher, url, code, students, steps, out, pid, 1 + k * steps, attack)
                 if attackers and k == classes - 1:
                     out["attacks"] = await attackers_during(url, attackers, one_class, attackers_nice)
                 else:
-                    await one_class
+                    await one_class()
                 out.setdefault("per_class", []).append(out["delays"][before:])
                 await teacher.get_by_role("button", name="End the class").click()
                 await asyncio.sleep(SETTLE_SECONDS)
@@ -222,6 +229,7 @@ def main() -> None:
         print(f"the bench's own event loop woke at most {max(result['lags']):.2f} s late (the students' clients share it)")
     if result.get("attacks"):
         print(f"attackers were shown: {', '.join(result['attacks'])}")
+        print(f"the class stepped once every attack was under way; {result['held']}")
     print(f"votes: the teacher's page reached {args.students} in each class; {result['votes_counted']} "
           f"of {args.students} students had drawn their \"counted\" line when the class ended")
     if result.get("histories"):

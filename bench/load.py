@@ -47,16 +47,56 @@ async def launch(p):
     return await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
 
 
-ATTACKS = {"hostile": lambda browser, url, k: attack(browser, url),
-           "heavy": lambda browser, url, k: heavy_training(browser, url),
-           "uploads": lambda browser, url, k: whitespace_uploads(browser, url, k)}
+ATTACKS = {"hostile": lambda browser, url, k, sustained=False: attack(browser, url),
+           "heavy": lambda browser, url, k, sustained=False: heavy_training(browser, url, sustained, k),
+           "uploads": lambda browser, url, k, sustained=False: whitespace_uploads(browser, url, k)}
+SUSTAINED_SECONDS = 60  # the attackers' process: how long a heavy trainer keeps submitting trainings
+REPORTING = False  # True in the attackers' process: say on stdout when each attack's heavy part starts and ends
 
 
-async def attackers_elsewhere(url: str, jobs: list[tuple[str, int]], nice: int) -> list[str]:
+def report(kind: str, k: int, what: str) -> None:
+    """In the attackers' process: one line for attackers_elsewhere, "ATTACK <kind> <k> under way|over"."""
+    if REPORTING:
+        print(f"ATTACK {kind} {k} {what}", flush=True)
+
+
+class Attack:
+    """What the measuring side knows of the attackers' process: when every attack's heavy part was under way, and
+    when the first of them was over (time.monotonic); `started` is set once every attack is under way."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs, self.under_way, self.first_over = jobs, set(), None
+        self.started = asyncio.Event()
+
+    def read(self, line: str) -> None:
+        _, kind, k, what = line.split(" ", 3)
+        if what == "under way":
+            self.under_way.add((kind, k))
+            if len(self.under_way) == self.jobs:
+                self.started.set()
+        elif what == "over" and self.first_over is None:
+            self.first_over = time.monotonic()
+
+    def held_through(self, end: float) -> str:
+        """Whether every attack was still under way at `end`, in words."""
+        if self.first_over is None or self.first_over > end:
+            return "every attack was under way from the first step to the last"
+        return f"the first attack was over {end - self.first_over:.1f} s before the last step ended"
+
+
+async def after(event: asyncio.Event, coroutine):
+    """Run the coroutine once the event is set (bounded by TIMEOUT_MS)."""
+    await asyncio.wait_for(event.wait(), TIMEOUT_MS / 1000)
+    return await coroutine
+
+
+async def attackers_elsewhere(url: str, jobs: list[tuple[str, int]], nice: int, attack: Attack | None = None) -> list[str]:
     """The attackers as on machines of their own: another process (its own Python, Playwright driver and Chromium)
     at `nice`, which Chromium cannot undo (as root it sets its own priorities, -8 for its browser process, unless
     CAP_SYS_NICE is dropped). Sharing this process's Playwright driver, a 20 MB upload held the teacher's clicks back
-    for seconds, counted as the server's delay. Returns what the attackers were shown."""
+    for seconds, counted as the server's delay. With `attack`, its heavy parts are reported as they start and end, so
+    a measurement can wait until they are under way (without it, a class could step before the attack began and
+    be counted as under attack). Returns what the attackers were shown."""
     import json
     import os
     import shutil
@@ -65,19 +105,27 @@ async def attackers_elsewhere(url: str, jobs: list[tuple[str, int]], nice: int) 
         "setpriv") else []
     proc = await asyncio.create_subprocess_exec(*drop, "nice", "-n", str(int(nice)), sys.executable, __file__,
                                                 "--be-attackers", url, json.dumps(jobs), stdout=asyncio.subprocess.PIPE)
-    out, _ = await proc.communicate()
-    if proc.returncode:
+    last = b""
+    assert proc.stdout is not None
+    async for line in proc.stdout:
+        if line.startswith(b"ATTACK ") and attack is not None:
+            attack.read(line.decode().strip())
+        elif line.strip():
+            last = line
+    if await proc.wait():
         raise RuntimeError(f"the attackers' process failed ({proc.returncode})")
-    return json.loads(out.decode().strip().splitlines()[-1])
+    return json.loads(last.decode())
 
 
 async def be_attackers(url: str, jobs: list[tuple[str, int]]) -> list[str]:
-    """In the attackers' process: every job at once from one browser."""
+    """In the attackers' process: every job at once from one browser, heavy trainers sustained, each reported."""
     from playwright.async_api import async_playwright
 
+    global REPORTING
+    REPORTING = True
     async with async_playwright() as p:
         browser = await launch(p)
-        found = await asyncio.gather(*[ATTACKS[kind](browser, url, k) for kind, k in jobs])
+        found = await asyncio.gather(*[ATTACKS[kind](browser, url, k, True) for kind, k in jobs])
         await browser.close()
     return [m for seen in found for m in seen]
 
@@ -208,22 +256,34 @@ async def attack(browser, url: str) -> list[str]:
         return seen
 
 
-async def heavy_training(browser, url: str) -> list[str]:
-    """One session pastes 300 KB with no spaces and asks for the largest vocabulary: the budget must stop it."""
+async def heavy_training(browser, url: str, sustained: bool = False, k: int = 0) -> list[str]:
+    """One session pastes 300 KB with no spaces and asks for the largest vocabulary: the budget must stop it.
+    Sustained, it pastes another such text (the words in another order, so no cached run answers) as each run ends,
+    for SUSTAINED_SECONDS."""
     from urllib.parse import quote
 
+    seen = []
     async with new_page(browser) as page:
         await page.goto(f"{url}/?src=paste&vocab=50256&text={quote('x')}")
         await page.wait_for_selector("h1")
         await idle(page)
         box = page.get_by_label("Text to train on", exact=True)
-        await box.fill("".join(WORDS) * 5_000)
-        await box.press("Control+Enter")
-        await page.wait_for_timeout(1000)
-        await idle(page)  # the run ends, or the budget stops it
-        body = await page.inner_text("body")
-        stopped = "the most one visitor may use" in body or "of the shared server's memory" in body  # time or memory
-        return ["heavy training stopped by the budget" if stopped else "heavy training finished"]
+        until = time.monotonic() + SUSTAINED_SECONDS
+        for round_ in range(len(WORDS)):
+            words = WORDS[round_:] + WORDS[:round_]
+            await box.fill("".join(words) * 5_000)
+            await box.press("Control+Enter")
+            if round_ == 0:
+                report("heavy", k, "under way")
+            await page.wait_for_timeout(1000)
+            await idle(page)  # the run ends, or the budget stops it
+            body = await page.inner_text("body")
+            stopped = "the most one visitor may use" in body or "of the shared server's memory" in body  # time/memory
+            seen.append("heavy training stopped by the budget" if stopped else "heavy training finished")
+            if not sustained or time.monotonic() > until:
+                break
+        report("heavy", k, "over")
+        return [f"{seen[-1]} ({len(seen)} rounds)" if sustained else seen[-1]]
 
 
 WHITESPACE_MB = {"train": 5, "count": 20}  # the largest file each place takes: the sidebar's corpus, Encode's count
@@ -240,7 +300,7 @@ async def whitespace_uploads(browser, url: str, k: int, parts: tuple[str, ...] =
         await idle(page)
         if "train" not in parts:
             await page.goto(f"{url}/encode")
-            return seen + await _count_upload(page, blank)
+            return seen + await _count_upload(page, blank, k)
         corpus = (blank * (WHITESPACE_MB["train"] * 1_000_000 // len(blank.encode()) - 1)).encode()
         await page.locator('[data-testid="stSidebar"] input[type="file"]').first.set_input_files(
             {"name": "blank.txt", "mimeType": "text/plain", "buffer": corpus})
@@ -250,18 +310,20 @@ async def whitespace_uploads(browser, url: str, k: int, parts: tuple[str, ...] =
         if "count" not in parts:
             return seen
         await page.get_by_role("link", name="Encode").click()
-        return seen + await _count_upload(page, blank)
+        return seen + await _count_upload(page, blank, k)
 
 
-async def _count_upload(page, blank: str) -> list[str]:
+async def _count_upload(page, blank: str, k: int) -> list[str]:
     """On Encode: count a file of whitespace as big as the page takes."""
     await page.wait_for_selector('text="How many tokens is my file?"')
     await idle(page)
     counted = (blank * (WHITESPACE_MB["count"] * 1_000_000 // len(blank.encode()) - 1)).encode()
     await page.locator('[data-testid="stMain"] input[type="file"]').first.set_input_files(
         {"name": "blank.txt", "mimeType": "text/plain", "buffer": counted})
+    report("uploads", k, "under way")  # the count runs until the budget stops it (about 90 s)
     await page.wait_for_timeout(1000)
     await idle(page)
+    report("uploads", k, "over")
     return ["whitespace count: " + await outcome(page)]
 
 
@@ -313,11 +375,15 @@ async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1,
         if pid is not None:
             memory["warm"] = await asyncio.to_thread(settled_rss_mb, pid)
         jobs = [("uploads" if uploads else ["hostile", "heavy"][k % 2], k) for k in range(attackers)]
-        if attackers_nice > 0:
-            hostile = [attackers_elsewhere(url, jobs, attackers_nice)]
+        if attackers_nice > 0:  # the normal sessions start once every attack's heavy part is under way
+            attack = Attack(len(jobs))
+            hostile = [attackers_elsewhere(url, jobs, attackers_nice, attack)]
+            measured = [after(attack.started, normal_work(browser, url, clicks)) for _ in range(normal)]
         else:  # in this process, from the normal sessions' browser (the suite's small attack)
-            hostile = [ATTACKS[kind](browser, url, k) for kind, k in jobs]
-        found = await asyncio.gather(*[normal_work(browser, url, clicks) for _ in range(normal)], *hostile)
+            attack, hostile = None, [ATTACKS[kind](browser, url, k) for kind, k in jobs]
+            measured = [normal_work(browser, url, clicks) for _ in range(normal)]
+        ended: list[float] = []
+        found = await asyncio.gather(*[_timed_end(m, ended) for m in measured], *hostile)
         await browser.close()
     if pid is not None:
         memory["peak"] = peak_rss_mb(pid)
@@ -325,7 +391,15 @@ async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1,
         memory["after"] = await asyncio.to_thread(settled_rss_mb, pid)
     under_attack, refused = found[:normal], [m for seen in found[normal:] for m in seen]
     return {"alone": [t for ts in alone for t in ts], "under_attack": [t for ts in under_attack for t in ts],
-            "refused": refused, "memory": memory}
+            "refused": refused, "memory": memory,
+            "held": attack.held_through(max(ended)) if attack is not None else "the attack ran in this process"}
+
+
+async def _timed_end(coroutine, ended: list[float]):
+    """The coroutine's result; the time.monotonic() it ended at goes to `ended`."""
+    result = await coroutine
+    ended.append(time.monotonic())
+    return result
 
 
 def in_thread(coroutine):
@@ -426,6 +500,7 @@ def main_attack(clicks: int, normal: int = 1, attackers: int = 1, uploads: bool 
           f"worst {max(result['alone']) * 1000:.0f} and {max(result['under_attack']) * 1000:.0f} ms")
     memory = result["memory"]
     print(f"attacks refused: {', '.join(result['refused'])}")
+    print(f"the normal sessions started once every attack was under way; {result['held']}")
     print(f"server memory (settled): {memory['warm']:.0f} MB warm with the normal sessions, {memory['peak']:.0f} MB at the "
           f"peak, {memory['after']:.0f} MB {SETTLE_SECONDS} s after every visitor left "
           f"({memory['after'] / memory['warm']:.2f}x the warm baseline)")

@@ -286,8 +286,12 @@ def give_back_now_and_then() -> None:
     returns to its warm baseline once visitors leave, instead of keeping the pages their requests freed."""
     import time
 
+    from .leftovers import Leftovers
+
+    leftovers = Leftovers()
     while True:
         time.sleep(GIVE_BACK_SECONDS)
+        leftovers.sweep()  # uploads and sessions of visitors who left (leftovers.py: Streamlit keeps them)
         give_back()
 
 

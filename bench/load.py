@@ -47,7 +47,7 @@ async def launch(p):
     return await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
 
 
-ATTACKS = {"hostile": lambda browser, url, k, sustained=False: attack(browser, url),
+ATTACKS = {"hostile": lambda browser, url, k, sustained=False: attack(browser, url, k),
            "heavy": lambda browser, url, k, sustained=False: heavy_training(browser, url, sustained, k),
            "uploads": lambda browser, url, k, sustained=False: whitespace_uploads(browser, url, k)}
 SUSTAINED_SECONDS = 60  # the attackers' process: how long a heavy trainer keeps submitting trainings
@@ -236,11 +236,12 @@ async def step_latencies(browser, url: str, clicks: int) -> list[float]:
         return times
 
 
-async def attack(browser, url: str) -> list[str]:
+async def attack(browser, url: str, k: int = 0) -> list[str]:
     """One session opens regex bombs from links and uploads hostile files; returns the messages it was shown."""
     from urllib.parse import quote
 
     seen = []
+    report("hostile", k, "under way")
     async with new_page(browser) as page:
         for bomb in BOMBS:
             await page.goto(f"{url}/?pre=custom&re={quote(bomb)}")
@@ -253,6 +254,7 @@ async def attack(browser, url: str) -> list[str]:
                 {"name": name, "mimeType": "application/json", "buffer": data})
             await page.wait_for_function(MAIN_ERROR_MENTIONS, arg=name)
             seen.append(f"{name} refused")
+        report("hostile", k, "over")
         return seen
 
 

@@ -24,7 +24,8 @@ from streamlit import runtime
 def live_session_ids(manager: Any) -> set[str]:
     """The sessions the server still knows: connected, or kept for a reconnect (expired ones removed first)."""
     storage = getattr(manager, "_session_storage", None)
-    with contextlib.suppress(Exception):
+    lock = getattr(manager, "_storage_lock", None) or contextlib.nullcontext()  # the store is not thread-safe:
+    with lock, contextlib.suppress(Exception):  # Streamlit writes it under this lock, from its event loop
         len(getattr(storage, "_cache", ()))  # Streamlit's TTLCache removes its expired entries on a length query
     return {info.session.id for info in manager.list_sessions()}
 

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import load  # noqa: E402  (bench/load.py: the server, memory and idle helpers)
 
-SETTLE_SECONDS = 130  # Streamlit keeps a closed session's state for server.disconnectedSessionTTL (120 s)
+SETTLE_SECONDS = load.SETTLE_SECONDS  # the reconnect time, then one sweep of the server (bench/load.py)
 TIMEOUT_MS = int(__import__("os").environ.get("LIVE_TIMEOUT_MS", 300_000))
 AT_STEP = """k => { const c = document.querySelector('[data-testid="bpe-counter"]');
                     return c && c.innerText.startsWith(k + ' '); }"""

@@ -4,6 +4,7 @@
     python bench/load.py --attack        # one session steps while another attacks: latency ratio and memory
     python bench/load.py --attack --normal 8 --attackers 2   # eight sessions step while two attack
     python bench/load.py --attack --uploads --normal 8 --attackers 2   # eight switch pages while two upload whitespace
+    python bench/load.py --attack --uploads --normal 8 --attackers 2 --rounds 2   # the same server attacked twice
 
 Without --url it starts `streamlit run app.py` on a free loopback port and stops it at the end.
 Each session pastes a different text, trains it, jumps to the last merge and checks that the merge
@@ -357,7 +358,8 @@ async def page_switches(browser, url: str, switches: int) -> list[float]:
         return times
 
 
-SETTLE_SECONDS = 130  # Streamlit keeps a closed session's state for server.disconnectedSessionTTL (120 s)
+SETTLE_SECONDS = 160  # Streamlit keeps a closed session for server.disconnectedSessionTTL (120 s); the server's
+# sweep (bpeviz/app/leftovers.py, every GIVE_BACK_SECONDS) then shuts it down and hands its memory back
 
 
 async def attack_run(url: str, clicks: int, normal: int = 1, attackers: int = 1, pid: int | None = None,
@@ -486,14 +488,22 @@ def load(n: int, url: str | None = None) -> tuple[list[dict], bool, float]:
 
 
 def main_attack(clicks: int, normal: int = 1, attackers: int = 1, uploads: bool = False,
-                attackers_nice: int = ATTACKERS_NICE) -> None:
+                attackers_nice: int = ATTACKERS_NICE, rounds: int = 1) -> None:
+    """rounds > 1: the same server is attacked again, each round read as the first (does memory grow per attack?)."""
     proc, url = start_server()
     try:
-        result = in_thread(attack_run(url, clicks, normal, attackers, pid=proc.pid, uploads=uploads,
-                                      attackers_nice=attackers_nice))
+        for k in range(rounds):
+            if rounds > 1:
+                print(f"round {k + 1} of {rounds}", flush=True)
+            result = in_thread(attack_run(url, clicks, normal, attackers, pid=proc.pid, uploads=uploads,
+                                          attackers_nice=attackers_nice))
+            report_attack(result, clicks, normal, attackers, uploads)
     finally:
         proc.terminate()
         proc.wait(timeout=15)
+
+
+def report_attack(result: dict, clicks: int, normal: int, attackers: int, uploads: bool) -> None:
     alone, attacked = statistics.median(result["alone"]), statistics.median(result["under_attack"])
     doing = "switching pages" if uploads else "clicking Next"
     print(f"{normal} session(s) {doing}, median of {clicks} each: without attackers {alone * 1000:.0f} ms, "
@@ -505,7 +515,7 @@ def main_attack(clicks: int, normal: int = 1, attackers: int = 1, uploads: bool 
     print(f"the normal sessions started once every attack was under way; {result['held']}")
     print(f"server memory (settled): {memory['warm']:.0f} MB warm with the normal sessions, {memory['peak']:.0f} MB at the "
           f"peak, {memory['after']:.0f} MB {SETTLE_SECONDS} s after every visitor left "
-          f"({memory['after'] / memory['warm']:.2f}x the warm baseline)")
+          f"({memory['after'] / memory['warm']:.2f}x the warm baseline)", flush=True)
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -526,6 +536,8 @@ def main() -> None:
                         "big as the app takes (train 5 MB, count 20 MB) and the normal sessions switch pages")
     parser.add_argument("--attackers-nice", type=int, default=ATTACKERS_NICE, help="with --attack: the attackers' "
                         "process's niceness (0: in the bench's own process and browser, at the server's priority)")
+    parser.add_argument("--rounds", type=int, default=1, help="with --attack: attack the same server this many times, "
+                        "each round measured as the first (memory that grows per round is a leak)")
     parser.add_argument("--be-attackers", nargs=2, metavar=("URL", "JOBS"), help=argparse.SUPPRESS)  # see attackers_elsewhere
     args = parser.parse_args()
     if args.be_attackers:
@@ -534,7 +546,7 @@ def main() -> None:
         print(json.dumps(asyncio.run(be_attackers(args.be_attackers[0], json.loads(args.be_attackers[1])))))
         return
     if args.attack:
-        main_attack(args.clicks, args.normal, args.attackers, args.uploads, args.attackers_nice)
+        main_attack(args.clicks, args.normal, args.attackers, args.uploads, args.attackers_nice, args.rounds)
         return
     results, up, wall = load(args.sessions, args.url)
     for r in results:

@@ -1,6 +1,7 @@
 """Visitors who left: their uploads and expired sessions are let go (app/leftovers.py), with Streamlit's own stores."""
 
 import gc
+import threading
 import time
 import weakref
 
@@ -66,3 +67,43 @@ def test_an_expired_session_is_dropped_and_its_uploads_follow():
 def test_the_sweep_is_a_no_op_without_a_server():
     sweep = leftovers.Leftovers()
     assert sweep.sweep() == [] and sweep.removed == 0
+
+
+class Shutting(Session):
+    """A session that removes its uploads when shut down, as Streamlit's AppSession.shutdown() does."""
+
+    def __init__(self, session_id: str, files: MemoryUploadedFileManager) -> None:
+        super().__init__(session_id)
+        self.files, self.shut = files, 0
+
+        self._session_state = {"run": b" " * 1000}  # what the visitor's pages kept (Streamlit's SessionState)
+
+    def shutdown(self) -> None:
+        self.shut += 1
+        self.files.remove_session_files(self.id)
+
+
+def test_an_expired_session_is_shut_down_at_the_first_pass_and_one_kept_for_a_reconnect_is_not():
+    files, sessions = MemoryUploadedFileManager("/upload"), Sessions(ttl=120)
+    clock = [0.0]
+    sessions._session_storage._cache._timer = lambda: clock[0]  # Streamlit's store, on a clock the test moves
+    away, back = Shutting("away", files), Shutting("back", files)
+    sessions._session_storage.save(SessionInfo(client=None, session=away))  # type: ignore[arg-type]
+    upload(files, "away", 5_000_000)
+    clock[0] = 100.0
+    assert leftovers.take_expired(sessions) == []  # still within its reconnect time
+    sessions._session_storage.save(SessionInfo(client=None, session=back))  # type: ignore[arg-type]
+    clock[0] = 150.0  # away's 120 s are up, back's are not
+    upload(files, "back")
+    scheduled: list = []
+
+    def event_loop(call) -> None:  # the server's loop, where Streamlit shuts sessions down
+        scheduled.append(call)
+        threading.Thread(target=call).start()
+
+    leftovers.shut_down(leftovers.take_expired(sessions), event_loop)
+    assert len(scheduled) == 1 and away.shut == 1  # waited for: the same pass hands the memory back
+    assert set(files.file_storage) == {"back"}  # gone at once, not two passes later
+    assert away._session_state == {} and back._session_state  # what it kept, let go even if something still holds it
+    assert back.shut == 0 and leftovers.live_session_ids(sessions) == {"back"}
+    assert leftovers.take_expired(sessions) == []  # taken out of the store: never shut down twice

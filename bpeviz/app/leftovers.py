@@ -30,10 +30,8 @@ def take_expired(manager: Any) -> list[Any]:
     cache: Any = getattr(storage, "_cache", None)
     lock = getattr(manager, "_storage_lock", None) or contextlib.nullcontext()  # the store is not thread-safe:
     with lock, contextlib.suppress(Exception):  # Streamlit writes it under this lock, from its event loop
-        if hasattr(cache, "expire"):
-            return [info.session for _, info in cache.expire()]
-        len(cache or ())  # a TTLCache without expire() still removes its expired entries on a length query
-    return []
+        return [info.session for _, info in cache.expire()]
+    return []  # another store: live_session_ids' length query still reaps it
 
 
 def shut_down(sessions: list[Any], call_soon: Callable[[Callable[[], None]], Any] | None = None,
@@ -96,16 +94,13 @@ class Leftovers:
     def __init__(self) -> None:
         self.gone: set[str] = set()
         self.removed = 0  # sessions whose uploads were removed (the tests count these)
-        self.shut = 0  # expired sessions shut down
 
     def sweep(self) -> list[str]:
         """Forget what visitors who left still hold; a no-op where Streamlit's inner parts differ."""
         try:
             server = runtime.get_instance()
             call_soon = server._get_async_objs().eventloop.call_soon_threadsafe  # before any session is taken out
-            expired = take_expired(server._session_mgr)
-            self.shut += len(expired)
-            shut_down(expired, call_soon)
+            shut_down(take_expired(server._session_mgr), call_soon)
             live = live_session_ids(server._session_mgr)
             self.gone, removed = forget_uploads(server.uploaded_file_mgr, live, self.gone)
         except Exception:  # noqa: BLE001  # another Streamlit: nothing to sweep, and no page may fail for it

@@ -75,7 +75,6 @@ class Shutting(Session):
     def __init__(self, session_id: str, files: MemoryUploadedFileManager) -> None:
         super().__init__(session_id)
         self.files, self.shut = files, 0
-
         self._session_state = {"run": b" " * 1000}  # what the visitor's pages kept (Streamlit's SessionState)
 
     def shutdown(self) -> None:

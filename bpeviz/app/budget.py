@@ -18,6 +18,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
+from typing import Any
 
 from bpeviz.core.errors import BpevizError
 
@@ -40,18 +41,43 @@ def resident_bytes() -> int | None:
         return None
 
 
+def _libc() -> Any:
+    """The C library, or None where ctypes finds none. Outside glibc it may lack malloc_trim and mallopt: calling them
+    then raises AttributeError, which the callers let pass."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+
+
 def give_back() -> None:
     """Return the C heap's free pages to the system (glibc's malloc_trim; a no-op elsewhere).
 
     What a visitor's request freed (their upload's bytes and text, a page's tables) goes back to malloc, which keeps
     the pages; below the largest live block they stay in the server's resident memory until trimmed.
     """
-    import ctypes
-    import ctypes.util
+    with contextlib.suppress(AttributeError):
+        if (libc := _libc()) is not None:
+            libc.malloc_trim(0)
 
-    name = ctypes.util.find_library("c")
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(name or "libc.so.6").malloc_trim(0)
+
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter (malloc.h)
+MAPPED_BYTES = 1 << 20  # blocks this big or bigger get pages of their own, returned whole when freed
+
+
+def map_big_blocks() -> None:
+    """From now on every block of MAPPED_BYTES or more is mapped on its own (glibc's mallopt; a no-op elsewhere).
+
+    By default glibc raises that threshold to the largest mapped block freed, up to 32 MB: after one visitor's 20 MB
+    upload, blocks up to that size come from the heap, where the small objects allocated among them keep their pages
+    in the server's resident memory after the visitor has left. A fixed threshold keeps them out of the heap.
+    """
+    with contextlib.suppress(AttributeError):
+        if (libc := _libc()) is not None:
+            libc.mallopt(M_MMAP_THRESHOLD, MAPPED_BYTES)
 
 
 class Budget:

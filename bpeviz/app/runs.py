@@ -27,7 +27,7 @@ from bpeviz.pretrained.encodings import ENCODINGS, reference
 from bpeviz.trainers.bpe import corpus_words
 
 from . import box, inspecting
-from .budget import Budget, give_back
+from .budget import Budget, give_back, map_big_blocks
 from .carry import pack, unpack
 from .i18n import error_text, t
 from .sidebar import Lesson
@@ -274,6 +274,7 @@ def warm_up() -> threading.Thread:
     thread = threading.Thread(target=warm_up_work, args=(mix_runs(),), name=WARM_UP_THREAD, daemon=True)
     thread.start()
     if on_a_server():
+        map_big_blocks()  # big blocks mapped on their own before any visitor uploads (budget.map_big_blocks)
         threading.Thread(target=give_back_now_and_then, name="bpeviz-give-back", daemon=True).start()
     return thread
 

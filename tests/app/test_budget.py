@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 
 import pytest
 from app_helpers import new_app
@@ -147,3 +149,32 @@ def test_the_checker_stops_at_a_progress_call_once_the_visitor_has_left():
 
 def render_token(token: str) -> str:
     return token.replace(" ", "␣")
+
+
+GLIBC_BIG_BLOCK_PROBE = """
+import ctypes, ctypes.util, sys
+from bpeviz.app import budget
+libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+if sys.argv[1] == "fixed":
+    budget.map_big_blocks()
+libc.free(libc.malloc(20_000_000))  # one visitor's upload, freed: glibc's default raises its threshold to 20 MB
+block = libc.malloc(2_000_000)
+header = ctypes.c_size_t.from_address(block - ctypes.sizeof(ctypes.c_size_t)).value
+print("mapped" if header & 2 else "heap")  # IS_MMAPPED, the second bit of a glibc chunk's size field
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator: Linux only")
+def test_after_a_big_upload_is_freed_big_blocks_still_get_pages_of_their_own():
+    """glibc raises its mmap threshold to the largest block freed; the server fixes it, so a 2 MB block after a freed
+    20 MB one is mapped on its own (returned whole when freed) and not carved out of the heap."""
+    def probe(mode: str) -> str:
+        done = subprocess.run([sys.executable, "-c", GLIBC_BIG_BLOCK_PROBE, mode], capture_output=True, text=True,
+                              timeout=120, check=True)
+        return done.stdout.strip()
+
+    assert probe("default") == "heap"  # what the server met: the block lands in the heap
+    assert probe("fixed") == "mapped"

@@ -29,6 +29,7 @@ from bpeviz.trainers.bpe import corpus_words
 from . import box, inspecting
 from .budget import Budget, give_back, map_big_blocks
 from .carry import pack, unpack
+from .downloads import keep_made_downloads
 from .i18n import error_text, t
 from .sidebar import Lesson
 from .state import DEFAULTS
@@ -275,6 +276,7 @@ def warm_up() -> threading.Thread:
     thread.start()
     if on_a_server():
         map_big_blocks()  # big blocks mapped on their own before any visitor uploads (budget.map_big_blocks)
+        keep_made_downloads(runtime.get_instance().media_file_mgr)  # a handout made on click outlives others' runs
         threading.Thread(target=give_back_now_and_then, name="bpeviz-give-back", daemon=True).start()
     return thread
 

@@ -2,12 +2,11 @@
 other visitors do.
 
 The handout and the lesson file are made on click (st.download_button with a callable). Streamlit 1.67 makes the
-file, hands the browser its URL, and maps the file to no session: it is marked at the next end of any visitor's script
-run and deleted at the one after. A live class's forty students poll once a second, so the teacher's browser could
-ask for a file already deleted, and the download failed (Chromium: "canceled"; seen in CI, where another test's
-session ran on the same server). keep_made_downloads() maps each made file to the session that clicked, beside its
-button, so it lives until that session's next full run (or its end): one file per button and session. No Streamlit
-import here.
+file, hands the browser its URL, and maps the file to no session: it is marked at the next end of any visitor's
+script run and deleted at the one after. A live class's forty students poll once a second, so the teacher's browser
+could ask for a file already deleted, and the download failed (Chromium: "canceled"; seen in CI on a busy machine).
+keep_made_downloads() maps each made file to the session that clicked, beside its button, so it lives until that
+session's next full run (or its end): one file per button and session. No Streamlit import here.
 """
 
 from __future__ import annotations

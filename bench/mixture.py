@@ -8,11 +8,14 @@ per way of keeping the samples apart from the training text:
   common (harsher than any two texts: "the" is in one half only);
 - udhr: for the languages bpeviz ships the Declaration in, its articles (another source, ~10 KB a language);
 - help: trained as for documents, inferred from LibreOffice's help in each language (another source, 0.7-8 MB a
-  language; bench/help_text.py says how to fetch it, once, by hand). The mixes are then drawn from its 24 languages.
+  language; bench/help_text.py says how to fetch it, once, by hand). The mixes are then drawn from its 24 languages;
+- help-trained: the other way round, as `bpeviz infer-mix` reads a real tokenizer: trained on the help (real prose),
+  inferred from the word-list samples the product uses by default (lessons/samples.word_list).
 
     python bench/mixture.py                         # 5 and 10 languages, 3 mixes each, 2 000 merges
     python bench/mixture.py --sizes 5 10 30 --mixes 5 --merges 3000
     python bench/mixture.py --designs documents help --help-text /tmp/help-text --sizes 5 10 20
+    python bench/mixture.py --designs help-trained --help-text /tmp/help-text --sizes 5 10 20
 """
 
 from __future__ import annotations
@@ -84,6 +87,10 @@ def one_mix(langs: list[str], weights: dict, args, split, rng, nrng) -> dict[str
             found = inspect.infer_mixture(tok, {lang: help_sample(args.help_text, lang, split) for lang in langs},
                                           args.merges)
             out["help"] = (found, weights)
+    if "help-trained" in args.designs:
+        tok = train_on(weights, args.merges, {lang: help_sample(args.help_text, lang, split) for lang in langs})
+        found = inspect.infer_mixture(tok, {lang: samples.word_list(lang, split) for lang in langs}, args.merges)
+        out["help-trained"] = (found, weights)
     if "words" in args.designs or "udhr" in args.designs:
         tok = train_on(weights, args.merges, {lang: samples.word_list(lang, split, parity=0) for lang in langs})
         if "words" in args.designs:
@@ -106,14 +113,14 @@ def main() -> None:
     parser.add_argument("--mixes", type=int, default=3)
     parser.add_argument("--merges", type=int, default=2000)
     parser.add_argument("--designs", nargs="+", default=["documents", "words", "udhr"],
-                        choices=["documents", "words", "udhr", "help"])
+                        choices=["documents", "words", "udhr", "help", "help-trained"])
     parser.add_argument("--help-text", type=Path, default=None,
                         help="the folder bench/help_text.py wrote (the help design; mixes then drawn from its languages)")
     parser.add_argument("--pair-slack", type=float, default=None, help="override mixture.PAIR_SLACK")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    if ("help" in args.designs) != (args.help_text is not None):
-        parser.error("the help design and --help-text go together")
+    if bool({"help", "help-trained"} & set(args.designs)) != (args.help_text is not None):
+        parser.error("the help designs and --help-text go together")
     pool = sorted(p.stem for p in args.help_text.glob("*.txt")) if args.help_text else list(samples.languages())
     if args.pair_slack is not None:
         mixture.PAIR_SLACK = args.pair_slack

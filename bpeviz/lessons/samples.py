@@ -5,6 +5,10 @@ wordfreq's frequencies (Wikipedia, subtitles, news, books and web text, about 40
 into pre-token counts as a tokenizer's split cuts them, each word once with its space before it, as text has it
 (also capitalised, as a sentence's first word); `code()` counts the Python sources bpeviz ships; `udhr(lang)` the
 Declaration's articles, a second source independent of the first.
+
+wordfreq lists Chinese, Japanese and Korean cut into morphemes (は, の, 는 as words of their own), so their word-list
+samples lack every pair that crosses a morpheme in running text: those three are read worst (bench/mixture.py's
+help-trained design; docs/library.md).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ import pytest
 from app_helpers import merge_rows, new_app, pairs_before, plain, player_data, trace_rows
 
 from bpeviz.app import runs
+from bpeviz.lessons import published
 from bpeviz.trainers import training as training_module
 
 PAGES = [f"bpeviz/app/pages/{name}.py"
@@ -674,7 +675,8 @@ def test_the_inspect_page_reads_a_real_tokenizer_in_both_languages():
     assert_clean(at)
     assert at.title[0].value == "Inspecionar um tokenizador" and [m.value for m in at.metric][0] == "100.000"
     assert any(e.label.startswith("Em que os tokenizadores reais treinaram") for e in at.expander)
-    assert at.dataframe[-1].value.iloc[1, 1] == "39,1% outras línguas"
+    o200k = published.READINGS["o200k_base"].other  # the named data, written with a decimal comma in Portuguese
+    assert at.dataframe[-1].value.iloc[1, 1] == f"{o200k:.1f}".replace(".", ",") + "% outras línguas"
     lp = [plain(c.value) for c in at.caption if "resolvedor" in plain(c.value)]
     assert lp and "encontrou a mistura" in lp[0] and "HiGHS" not in lp[0]  # the solver's status in Portuguese too
 

@@ -1,7 +1,7 @@
 """decode(encode(s)) == s for every algorithm, on any text (byte fallback where the vocabulary lacks a character).
 
 Unigram follows SentencePiece, whose "▁" (U+2581) stands for a space: a "▁" in the text is read as a space and comes
-back as one, as the sentencepiece package decodes it ("a▁b" -> "a b"; docs/exactness.md).
+back as one, as the sentencepiece package decodes it ("a▁b" -> "a b"; docs/library.md, Unigram).
 """
 
 from __future__ import annotations

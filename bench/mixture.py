@@ -7,15 +7,16 @@ per way of keeping the samples apart from the training text:
 - words: the training text is every other word of each word list by rank, the samples the other half: no *word* in
   common (harsher than any two texts: "the" is in one half only);
 - udhr: for the languages bpeviz ships the Declaration in, its articles (another source, ~10 KB a language);
-- help: trained as for documents, inferred from LibreOffice's help in each language (another source, 0.7-8 MB a
-  language; bench/help_text.py says how to fetch it, once, by hand). The mixes are then drawn from its 24 languages;
+- help: trained as for documents, inferred from software manuals in each language (another source: LibreOffice's,
+  GNOME's and GIMP's help, 0.12-8 MB a language; bench/help_text.py says how to fetch them, once, by hand). The
+  mixes are then drawn from the languages the folders given have: 31 for the three;
 - help-trained: the other way round, as `bpeviz infer-mix` reads a real tokenizer: trained on the help (real prose),
   inferred from the word-list samples the product uses by default (lessons/samples.word_list).
 
     python bench/mixture.py                         # 5 and 10 languages, 3 mixes each, 2 000 merges
     python bench/mixture.py --sizes 5 10 30 --mixes 5 --merges 3000
-    python bench/mixture.py --designs documents help --help-text /tmp/help-text --sizes 5 10 20
-    python bench/mixture.py --designs help-trained --help-text /tmp/help-text --sizes 5 10 20
+    python bench/mixture.py --designs documents help help-trained --sizes 5 10 30 \
+        --help-text /tmp/help-text /tmp/gnome-text /tmp/gimp-text
 """
 
 from __future__ import annotations
@@ -66,9 +67,13 @@ def train_on(weights: dict[str, float], n_merges: int, texts: dict[str, Counter]
 
 
 @cache
-def help_sample(folder: Path, lang: str, split) -> Counter:
-    """A language's LibreOffice help (bench/help_text.py wrote it), as pre-token counts."""
-    return Counter(split((folder / f"{lang}.txt").read_text(encoding="utf-8")))
+def help_sample(folders: tuple[Path, ...], lang: str, split) -> Counter:
+    """A language's help text (bench/help_text.py wrote it) from every folder that has it, as pre-token counts."""
+    out: Counter = Counter()
+    for folder in folders:
+        if (folder / f"{lang}.txt").exists():
+            out.update(split((folder / f"{lang}.txt").read_text(encoding="utf-8")))
+    return out
 
 
 def errors(found: dict, weights: dict) -> list[float]:
@@ -114,14 +119,19 @@ def main() -> None:
     parser.add_argument("--merges", type=int, default=2000)
     parser.add_argument("--designs", nargs="+", default=["documents", "words", "udhr"],
                         choices=["documents", "words", "udhr", "help", "help-trained"])
-    parser.add_argument("--help-text", type=Path, default=None,
-                        help="the folder bench/help_text.py wrote (the help design; mixes then drawn from its languages)")
+    parser.add_argument("--help-text", type=Path, nargs="+", default=None,
+                        help="the folders bench/help_text.py wrote (the help designs; a language's sample is its text in "
+                             "all of them, and the mixes are drawn from the languages any of them has)")
     parser.add_argument("--pair-slack", type=float, default=None, help="override mixture.PAIR_SLACK")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     if bool({"help", "help-trained"} & set(args.designs)) != (args.help_text is not None):
         parser.error("the help designs and --help-text go together")
-    pool = sorted(p.stem for p in args.help_text.glob("*.txt")) if args.help_text else list(samples.languages())
+    if args.help_text:
+        args.help_text = tuple(args.help_text)
+        pool = sorted({p.stem for folder in args.help_text for p in folder.glob("*.txt")})
+    else:
+        pool = list(samples.languages())
     if args.pair_slack is not None:
         mixture.PAIR_SLACK = args.pair_slack
     split = splits.preset_split("gpt4")

@@ -13,6 +13,7 @@ from bpeviz.data import corpora
 from bpeviz.lessons import inspect, mix
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import help_text  # noqa: E402  (bench/help_text.py: the other source's text)
 import mixture as mixture_bench  # noqa: E402  (bench/mixture.py: the controlled experiment's training and draws)
 
 
@@ -180,6 +181,38 @@ def test_a_known_mix_of_six_languages_is_recovered_from_other_documents_to_the_i
     found = inspect.infer_mixture(tok, {lang: mixture_bench.drawn(lang, split, rng) for lang in weights}, 2000)
     errors = mixture_bench.errors(found, weights)
     assert "Optimal" in found.status and sum(errors) / len(errors) <= 2 and max(errors) <= 5, dict(found)
+
+
+MALLARD_PAGE = """<?xml version="1.0" encoding="utf-8"?>
+<page xmlns="http://projectmallard.org/1.0/" id="t" xml:lang="pt-BR">
+  <info><credit type="author"><name>Shaun</name></credit><desc>Use o <app>Orca</app> com Braille.</desc></info>
+  <title>Lendo a tela</title>
+  <p>Abra o terminal e digite <cmd>orca --setup</cmd> para configurar.</p>
+  <list><item><p>Clique em <gui>Acessibilidade</gui>.</p></item></list>
+  <screen>orca --replace</screen>
+  <p>Press the button to continue with the setup of the screen reader.</p>
+</page>"""
+
+
+def test_the_bench_s_other_source_keeps_a_page_s_prose_and_drops_what_is_left_in_english(tmp_path):
+    """bench/help_text.py: the manuals' translated prose, one paragraph a line, without commands, credits or
+    paragraphs still in English (equal to the English page's, or read as English: GIMP's Lithuanian had 46 %)."""
+    (tmp_path / "C").mkdir()
+    (tmp_path / "pt_BR").mkdir()
+    (tmp_path / "pt_BR" / "t.page").write_text(MALLARD_PAGE, encoding="utf-8")
+    english_page = MALLARD_PAGE.replace("<title>Lendo a tela</title>", "<title>Reading the screen</title>")
+    (tmp_path / "C" / "t.page").write_text(english_page.replace('"pt-BR"', '"en"'), encoding="utf-8")
+    assert help_text.MALLARD.paragraphs(tmp_path / "pt_BR" / "t.page") == [
+        "Use o Orca com Braille.", "Lendo a tela", "Abra o terminal e digite para configurar.",
+        "Clique em Acessibilidade.", "Press the button to continue with the setup of the screen reader."]
+    found = help_text.translated({"C": tmp_path / "C", "pt_BR": tmp_path / "pt_BR"}, "C", help_text.MALLARD, "*.page")
+    assert "Lendo a tela" in found["pt_BR"] and "Reading the screen" in found["C"]
+    assert "Use o Orca com Braille." not in found["pt_BR"]  # the same as the English page's: left untranslated
+    assert help_text.english("Press the button to continue with the setup of the screen reader.", "pt")
+    assert not help_text.english("Abra o terminal e digite para configurar.", "pt")
+    assert not help_text.english("Paspauskite mygtuką, kad tęstumėte ekrano skaitytuvo sąranką.", "lt")
+    assert help_text.english("Open this file in a text editor.", "ja")
+    assert not help_text.english("同じキーをすばやく押した場合は無視します。", "ja")
 
 
 @pytest.mark.slow  # replays a real tokenizer on samples

@@ -7,8 +7,9 @@ into pre-token counts as a tokenizer's split cuts them, each word once with its 
 Declaration's articles, a second source independent of the first.
 
 wordfreq lists Chinese, Japanese and Korean cut into morphemes (は, の, 는 as words of their own), so their word-list
-samples lack every pair that crosses a morpheme in running text: those three are read worst (bench/mixture.py's
-help-trained design; docs/library.md).
+samples lack every pair that crosses a morpheme in running text. Those three are read worst (bench/mixture.py's
+help-trained design), though not only for that: running text from another source reads Japanese too high as well, if
+less (docs/library.md).
 """
 
 from __future__ import annotations

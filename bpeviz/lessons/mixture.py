@@ -34,7 +34,7 @@ from bpeviz.models.bpe import Tokenizer
 
 SCALE = 1_000_000  # counts per million sample bytes
 PER_STEP = 4  # violated pairs added per step and round
-ROUNDS = 12
+ROUNDS = 12  # solver rounds at most; o200k_base needs 38 to leave no rival ahead (docs/library.md)
 EPSILON = 1e-9
 PAIR_SLACK = 1.0  # the weight of a pair's own slack, the paper's: samples from another source err least (bench/mixture.py)
 Pair = tuple[int, int]
@@ -226,6 +226,7 @@ def _violations(steps: list[tuple], alpha: Sequence[float], v_step: Mapping[int,
 NO_MERGE = "No merge occurs in any sample: nothing to infer."
 UNCONSTRAINED = "No merge is beaten by another pair in the samples: nothing constrains the mix."
 GAVE_UP = "The solver gave up: "
+STOPPED = "; stopped at its cap of {rounds} rounds: at {left:,} steps a rival it has not yet weighed is ahead of the merge"
 
 
 def infer(tok: Tokenizer, words: Mapping[str, Mapping[str, int]], rounds: int = ROUNDS,
@@ -247,9 +248,12 @@ def infer(tok: Tokenizer, words: Mapping[str, Mapping[str, int]], rounds: int = 
     v_step: dict[int, float] = {}
     v_pair: dict[Pair, float] = {}
     message, slack = UNCONSTRAINED, 0.0
-    for _ in range(max(1, rounds)):
+    for done in range(max(1, rounds) + 1):
         new = _violations(steps, alpha, v_step, v_pair, known)
         if not new:
+            break
+        if done == max(1, rounds):  # the cap: say that the program is short of its optimum, and by how much
+            message += STOPPED.format(rounds=done, left=len({t for t, _, _ in new}))
             break
         program.add(new)
         known |= {(t, p) for t, p, _ in new}

@@ -259,3 +259,21 @@ def test_the_published_readings_group_a_mix_as_the_inspect_page_shows_it():
     for name, row in published.READINGS.items():  # each row is a whole mix, and names its paper figure's kind
         assert abs(row.english + row.other + row.code - 100) <= 0.2, name
         assert (row.paper_share is None) == (row.paper_kind == ""), name
+
+
+def test_a_solver_stopped_at_its_round_cap_says_so():
+    """The lazy program is solved round by round until no rival it has left out is ahead of its merge; at the cap
+    (mixture.ROUNDS) the status says at how many steps one still is, so a reading short of the program's optimum is
+    not taken for it."""
+    from bpeviz.lessons import mixture as lp
+
+    english, portuguese = (corpora.corpus_text(name)[:40_000] for name in ("english", "portuguese"))
+    tok = bpeviz.train(english[:20_000] + portuguese[:20_000], vocab_size=256 + 300, level="bytes")
+    words = {name: inspect.sample_words(tok, text[20_000:], name) for name, text in
+             (("en", english), ("pt", portuguese))}
+    _, capped, *_ = lp.infer(tok, words, rounds=1)
+    assert "stopped at its cap of 1 rounds" in capped
+    left = int(capped.split(": at ", 1)[1].split()[0].replace(",", ""))
+    assert left > 0
+    _, message, *_ = lp.infer(tok, words, rounds=200)
+    assert "Optimal" in message and "stopped" not in message

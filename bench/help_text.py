@@ -2,10 +2,11 @@
 communities, fetched once, by hand, outside bpeviz (the product never downloads; this is bench data only). Each writes
 one <lang>.txt per language wordfreq also has; bench/mixture.py sums the folders it is given.
 
-- libreoffice: LibreOffice's help (MPL-2.0, Debian's libreoffice-help-* packages), 24 languages, 0.7-8 MB each;
-- gnome: GNOME's desktop help (CC-BY-SA-3.0, gnome-user-docs), 42 languages, of which 26 are translated enough
-  (at least 0.09 MB) and 5 are not in LibreOffice's help (Persian, Croatian, Latvian, Ukrainian, Tamil);
-- gimp: GIMP's manual (GFDL, gimp-help-*), 26 languages; Lithuanian and Romanian (0.5-0.7 MB) are in neither other.
+- libreoffice: LibreOffice's help (MPL-2.0, Debian's libreoffice-help-* packages), 24 languages, 0.6-7.8 MB each;
+- gnome: GNOME's desktop help (CC-BY-SA-3.0, gnome-user-docs), 42 languages, of which 27 are translated enough
+  (MIN_BYTES) and 5 are not in LibreOffice's help (Persian, Croatian, Latvian, Ukrainian, Tamil);
+- gimp: GIMP's manual (GFDL, gimp-help-*), 26 languages; Lithuanian and Romanian (0.36 and 0.58 MB) are in neither
+  other.
 
     mkdir -p /tmp/lohelp && cd /tmp/lohelp
     apt-get download $(apt-cache search '^libreoffice-help-' | cut -d' ' -f1 | grep -v common)

@@ -248,11 +248,12 @@ def infer(tok: Tokenizer, words: Mapping[str, Mapping[str, int]], rounds: int = 
     v_step: dict[int, float] = {}
     v_pair: dict[Pair, float] = {}
     message, slack = UNCONSTRAINED, 0.0
-    for done in range(max(1, rounds) + 1):
+    cap = max(1, rounds)
+    for done in range(cap + 1):
         new = _violations(steps, alpha, v_step, v_pair, known)
         if not new:
             break
-        if done == max(1, rounds):  # the cap: say that the program is short of its optimum, and by how much
+        if done == cap:  # the cap: say that the program is short of its optimum, and by how much
             message += STOPPED.format(rounds=done, left=len({t for t, _, _ in new}))
             break
         program.add(new)
